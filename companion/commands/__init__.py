@@ -1,0 +1,1 @@
+"""Subcommands of ``companion``; one module per area, each with ``register(subparsers)``."""

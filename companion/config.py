@@ -1,0 +1,112 @@
+"""Settings: one frozen object, read from a TOML file and ``COMPANION_*`` variables.
+
+Order of precedence: built-in defaults < TOML file < environment. A bad value
+anywhere stops start-up with a message naming the key and what it accepts.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+
+
+class ConfigError(ValueError):
+    """A configuration file or variable holds a value the companion cannot use."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything the companion needs to know about its surroundings."""
+
+    data_dir: Path = Path("data")
+    host: str = "0.0.0.0"
+    port: int = 8080
+    language: str = "de"
+    # "none", "picamera", "usb:<index>" or "replay:<folder>"
+    camera: str = "none"
+    calibration: Path | None = None
+    button_pin: int | None = None
+    photos_dir: Path = Path("../shared/dice-photos")
+    settle_seconds: float = 0.6
+    threads: int = 32
+
+    @property
+    def database(self) -> Path:
+        """The SQLite event log."""
+        return self.data_dir / "companion.sqlite3"
+
+
+_LANGUAGES = ("de", "en")
+
+
+def _convert(name: str, raw: object, kind: str) -> object:
+    try:
+        if kind == "Path":
+            return Path(str(raw)).expanduser()
+        if kind == "Path | None":
+            return None if raw in ("", None) else Path(str(raw)).expanduser()
+        if kind == "int":
+            if isinstance(raw, bool):
+                raise ValueError
+            return int(raw)
+        if kind == "int | None":
+            return None if raw in ("", None, "none") else int(raw)
+        if kind == "float":
+            return float(raw)
+        return str(raw)
+    except (TypeError, ValueError):
+        raise ConfigError(f"setting {name!r}: {raw!r} is not a valid {kind}") from None
+
+
+def _check(settings: Settings) -> Settings:
+    if not 1 <= settings.port <= 65535:
+        raise ConfigError(f"setting 'port': {settings.port} is not between 1 and 65535")
+    if settings.language not in _LANGUAGES:
+        raise ConfigError(f"setting 'language': {settings.language!r}; use one of {_LANGUAGES}")
+    cam = settings.camera
+    if not (cam in ("none", "picamera") or cam.startswith(("usb:", "replay:"))):
+        raise ConfigError(
+            f"setting 'camera': {cam!r}; use none, picamera, usb:<index> or replay:<folder>"
+        )
+    if cam.startswith("usb:") and not cam[4:].isdigit():
+        raise ConfigError(f"setting 'camera': {cam!r}; the USB camera index must be a number")
+    if not 0 < settings.settle_seconds <= 10:
+        raise ConfigError("setting 'settle_seconds' must be above 0 and at most 10")
+    if not 1 <= settings.threads <= 256:
+        raise ConfigError("setting 'threads' must be between 1 and 256")
+    return settings
+
+
+def load_settings(
+    path: Path | None = None, environ: Mapping[str, str] | None = None
+) -> Settings:
+    """Build the settings from ``path`` (TOML, optional) and ``environ``.
+
+    ``COMPANION_CONFIG`` names the file when ``path`` is not given.
+    """
+    env = os.environ if environ is None else environ
+    if path is None and env.get("COMPANION_CONFIG"):
+        path = Path(env["COMPANION_CONFIG"])
+    known = {f.name: f.type for f in fields(Settings)}
+    values: dict[str, object] = {}
+    if path is not None:
+        try:
+            data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"config file {path} is not valid TOML: {exc}") from None
+        for key, raw in data.items():
+            if key not in known:
+                raise ConfigError(
+                    f"config file {path}: unknown setting {key!r}; known: {', '.join(known)}"
+                )
+            values[key] = _convert(key, raw, str(known[key]))
+    for key, kind in known.items():
+        var = f"COMPANION_{key.upper()}"
+        if var in env:
+            values[key] = _convert(key, env[var], str(kind))
+    return _check(replace(Settings(), **values))

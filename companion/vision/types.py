@@ -1,0 +1,50 @@
+"""Value types shared by every vision stage."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+class VisionError(ValueError):
+    """A frame or profile the recogniser cannot work with (wrong shape, dtype, empty)."""
+
+
+@dataclass(frozen=True)
+class DieRegion:
+    """Where one die lies in the frame, as the die finder saw it."""
+
+    center: tuple[float, float]  # (x, y) in frame pixels
+    size: float  # edge length of the top face in pixels
+    angle: float  # rotation of the top face in degrees, [0, 90)
+    corners: tuple[tuple[float, float], ...]  # four corners of the top face, clockwise
+    confidence: float  # 0..1 that this is a die
+
+
+@dataclass(frozen=True)
+class Die:
+    """One read die: its region, what its top face shows, and how sure we are."""
+
+    region: DieRegion
+    value: int | str | None  # 1..6 for pip dice, a face name for Rock the Bock, None unread
+    confidence: float
+    uncertain: bool
+
+
+@dataclass(frozen=True)
+class Reading:
+    """Everything read from one frame."""
+
+    kind: str  # "pips" or "bock"
+    dice: tuple[Die, ...]
+    frame_size: tuple[int, int]  # (width, height)
+    timings_ms: dict[str, float] = field(default_factory=dict, compare=False)
+
+    @property
+    def values(self) -> list[int | str | None]:
+        """The read values, in the order the dice were found."""
+        return [d.value for d in self.dice]
+
+    @property
+    def uncertain(self) -> bool:
+        """True when any die is unread or flagged uncertain."""
+        return any(d.uncertain or d.value is None for d in self.dice)
