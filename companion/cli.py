@@ -25,6 +25,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--config", help="TOML settings file (default: $COMPANION_CONFIG)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for info in sorted(pkgutil.iter_modules(companion.commands.__path__), key=lambda i: i.name):
+        if info.name.startswith("_"):
+            continue  # helpers of another command module, registered by it
         module = importlib.import_module(f"companion.commands.{info.name}")
         module.register(sub)
     return parser
