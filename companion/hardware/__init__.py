@@ -1,0 +1,1 @@
+"""The only modules that touch hardware libraries (picamera2, gpiozero), imported lazily."""
