@@ -1,0 +1,260 @@
+"""Find dice in a frame: every die of any colour becomes one ``DieRegion``.
+
+The finder knows nothing about pips or faces, so pip dice and Rock the Bock dice share
+it. It works in three steps, all relative to the frame itself rather than to fixed
+numbers of pixels:
+
+1. Estimate the empty-tray background with a coarse median (dice are small compared
+   with the tray, so the median of a coarse cell is the floor under them) and score
+   every pixel by its Lab colour distance from that background. The threshold comes from
+   the noise of the score itself, so a grey box lid and white paper both work.
+2. Turn the mask into blobs; estimate the die edge length from the blobs that look like
+   single dice (or take it from the tray calibration).
+3. Keep single-die blobs, split touching dice with a distance-transform watershed, and
+   drop blobs that cannot be dice (long tray rims, specks, huge areas).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from companion.vision.types import DieRegion, VisionError
+
+# The finder works on frames of about this size: big enough for dice of 15 px and up,
+# small enough that the whole stage stays within a few milliseconds.
+WORK_SIDE = 640
+
+
+@dataclass(frozen=True)
+class FinderOptions:
+    """Knobs of the die finder; the defaults suit a top-down camera over a tray."""
+
+    die_size: float | None = None  # expected die edge in frame pixels (from calibration)
+    min_die_px: float = 12.0  # smallest die edge worth reporting, in working pixels
+    noise_sigmas: float = 5.0  # foreground threshold in robust sigmas of the score
+    min_threshold: float = 4.0  # floor of the foreground threshold (Lab units)
+
+
+def check_frame(frame: np.ndarray) -> None:
+    """Raise ``VisionError`` unless ``frame`` is a non-empty 8-bit BGR image."""
+    if not isinstance(frame, np.ndarray):
+        raise VisionError(f"expected a numpy image, got {type(frame).__name__}")
+    if frame.dtype != np.uint8 or frame.ndim != 3 or frame.shape[2] != 3:
+        raise VisionError(
+            f"expected an 8-bit BGR image of shape (h, w, 3), got {frame.dtype} {frame.shape};"
+            " convert it with cv2.cvtColor first"
+        )
+    if frame.shape[0] < 32 or frame.shape[1] < 32:
+        raise VisionError(f"frame of {frame.shape[1]}x{frame.shape[0]} px is too small to read")
+
+
+def working_scale(frame_shape: tuple[int, ...]) -> float:
+    """Factor that maps frame pixels to the finder's working pixels (≤ 1)."""
+    side = max(frame_shape[0], frame_shape[1])
+    return min(1.0, WORK_SIDE / side)
+
+
+def foreground_score(lab: np.ndarray) -> np.ndarray:
+    """Per-pixel colour distance (float32) of a Lab image from its estimated background."""
+    h, w = lab.shape[:2]
+    cell = 8
+    small = cv2.resize(lab, (max(w // cell, 1), max(h // cell, 1)), interpolation=cv2.INTER_AREA)
+    background = cv2.medianBlur(small, 7)
+    background = cv2.resize(background, (w, h), interpolation=cv2.INTER_LINEAR)
+    diff = lab.astype(np.float32) - background.astype(np.float32)
+    # Lightness changes more than colour under shadows and uneven light; weight it less.
+    diff[..., 0] *= 0.6
+    return cv2.sqrt((diff * diff).sum(axis=2))
+
+
+def foreground_mask(score: np.ndarray, options: FinderOptions, valid: np.ndarray | None) -> np.ndarray:
+    """Binary (uint8 0/255) mask of the pixels that are not tray background."""
+    sample = score[valid > 0] if valid is not None else score
+    if sample.size == 0:
+        return np.zeros(score.shape, np.uint8)
+    med = float(np.median(sample))
+    mad = float(np.median(np.abs(sample - med))) * 1.4826
+    low = max(options.min_threshold, med + options.noise_sigmas * mad)
+    strong = (score > 2.0 * low).astype(np.uint8)
+    weak = (score > low).astype(np.uint8)
+    # Hysteresis: weak pixels only count where they connect to a strong core, which keeps
+    # the faint body of a white die on white paper but drops isolated noise.
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(weak, connectivity=8)
+    has_core = np.zeros(n, np.uint8)
+    core_labels = np.unique(labels[strong > 0])
+    has_core[core_labels] = 255
+    has_core[0] = 0
+    mask = has_core[labels]
+    if valid is not None:
+        mask[valid == 0] = 0
+    return mask
+
+
+def _clean(mask: np.ndarray, die: float | None) -> np.ndarray:
+    """Close pips and glare holes, drop specks, fill each blob."""
+    k = 3 if die is None else max(3, int(round(die * 0.12)) | 1)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, kernel)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3)))
+    # Fill holes (pips, glare, the faint face of a white die) but not the floor of a
+    # tray whose rim forms a closed ring: only holes smaller than a big die count.
+    limit = (die * 1.5) ** 2 if die else mask.size * 0.006
+    contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    filled = mask.copy()
+    if hierarchy is not None:
+        holes = [
+            c
+            for c, h in zip(contours, hierarchy[0], strict=True)
+            if h[3] >= 0 and cv2.contourArea(c) < limit
+        ]
+        cv2.drawContours(filled, holes, -1, 255, thickness=cv2.FILLED)
+    return filled
+
+
+def _squareness(contour: np.ndarray) -> tuple[float, float, float]:
+    """Area, aspect ratio (≥ 1) and fill ratio of a contour's min-area rectangle."""
+    # Contours run through the centres of the border pixels; add the half pixel they
+    # cut off so small blobs are not judged too thin.
+    area = float(cv2.contourArea(contour)) + 0.5 * float(cv2.arcLength(contour, True))
+    (_, _), (rw, rh), _ = cv2.minAreaRect(contour)
+    rw, rh = rw + 1.0, rh + 1.0
+    return area, max(rw, rh) / min(rw, rh), area / (rw * rh)
+
+
+def _looks_single(area: float, aspect: float, fill: float) -> bool:
+    """True for a blob shaped like one die seen from above (shadow and sides included)."""
+    return aspect < 1.35 and fill > 0.68
+
+
+def estimate_die_size(mask: np.ndarray, min_die_px: float) -> float | None:
+    """Median edge length of the blobs that look like one die each, or None."""
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    sides = []
+    for c in contours:
+        area, aspect, fill = _squareness(c)
+        if area >= min_die_px**2 and _looks_single(area, aspect, fill):
+            sides.append(math.sqrt(area))
+    if not sides:
+        return None
+    sides.sort()
+    # Square clusters of four dice would pull the median up; the lower two thirds of the
+    # candidates are the single dice in any frame where most dice lie apart.
+    return float(np.median(sides[: max(1, (2 * len(sides) + 2) // 3)]))
+
+
+def _region_from_contour(contour: np.ndarray, scale: float, die: float) -> DieRegion:
+    """Build a ``DieRegion`` (frame pixels) from a working-scale contour."""
+    area, aspect, fill = _squareness(contour)
+    (cx, cy), (rw, rh), angle = cv2.minAreaRect(contour)
+    pts = cv2.boxPoints(((cx, cy), (rw, rh), angle)) / scale
+    centre = (float(cx / scale), float(cy / scale))
+    corners = _clockwise(pts, centre)
+    size = float(math.sqrt(max(area, 1.0)) / scale)
+    size_fit = math.exp(-abs(math.log(max(math.sqrt(area), 1.0) / die)) * 2.0)
+    confidence = float(np.clip(fill, 0, 1) * min(1.0, 1.6 - 0.6 * aspect) * size_fit)
+    return DieRegion(
+        center=centre,
+        size=size,
+        angle=float(angle % 90.0),
+        corners=corners,
+        confidence=round(max(0.0, min(1.0, confidence)), 3),
+    )
+
+
+def _clockwise(pts: np.ndarray, centre: tuple[float, float]) -> tuple[tuple[float, float], ...]:
+    """Corners sorted clockwise on screen (y down), starting with the top-left-most."""
+    ang = np.arctan2(pts[:, 1] - centre[1], pts[:, 0] - centre[0])
+    order = np.argsort(ang)
+    ordered = pts[order]
+    start = int(np.argmin(ordered[:, 0] + ordered[:, 1]))
+    ordered = np.roll(ordered, -start, axis=0)
+    return tuple((float(x), float(y)) for x, y in ordered)
+
+
+def _split(blob: np.ndarray, die: float, offset: tuple[int, int]) -> list[np.ndarray]:
+    """Split one blob of touching dice into one contour per die (working pixels)."""
+    dist = cv2.distanceTransform(blob, cv2.DIST_L2, 5)
+    # A die's centre lies about half an edge from its border; touching dice meet at a
+    # neck where the distance drops. Peaks are maxima over a window a bit under one die.
+    win = max(3, int(die * 0.6) | 1)
+    local_max = cv2.dilate(dist, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (win, win)))
+    peaks = ((dist >= local_max - 1e-3) & (dist > die * 0.28)).astype(np.uint8)
+    n, markers = cv2.connectedComponents(peaks)
+    if n <= 2:
+        contours, _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        return [c + np.array(offset) for c in contours]
+    markers = markers.astype(np.int32)
+    markers[blob == 0] = -1
+    unknown = (blob > 0) & (peaks == 0)
+    markers[unknown] = 0
+    canvas = cv2.cvtColor(blob, cv2.COLOR_GRAY2BGR)
+    cv2.watershed(canvas, markers)
+    out = []
+    for label in range(1, n):
+        part = (markers == label).astype(np.uint8) * 255
+        contours, _ = cv2.findContours(part, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        if contours:
+            out.append(max(contours, key=cv2.contourArea) + np.array(offset))
+    return out
+
+
+def find_dice(
+    frame: np.ndarray,
+    options: FinderOptions | None = None,
+    valid: np.ndarray | None = None,
+) -> list[DieRegion]:
+    """Find every die in a BGR frame; ``valid`` (uint8, frame size) limits the search area.
+
+    Returns the dice sorted top to bottom, left to right. Raises ``VisionError`` for a frame
+    that is not an 8-bit BGR image.
+    """
+    check_frame(frame)
+    options = options or FinderOptions()
+    scale = working_scale(frame.shape)
+    if scale < 1.0:
+        work = cv2.resize(frame, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        if valid is not None:
+            valid = cv2.resize(valid, (work.shape[1], work.shape[0]), interpolation=cv2.INTER_NEAREST)
+    else:
+        work = frame
+    lab = cv2.cvtColor(work, cv2.COLOR_BGR2Lab)
+    score = foreground_score(lab)
+    mask = foreground_mask(score, options, valid)
+    hint = options.die_size * scale if options.die_size else None
+    mask = _clean(mask, hint)
+    die = hint or estimate_die_size(mask, options.min_die_px)
+    if die is None:
+        return []
+    die_area = die * die
+    # An opening with a disc of half a die cuts dice loose from thin tray walls, rims and
+    # from each other where they only touch at an edge; dice themselves survive it.
+    k = max(3, int(die * 0.5) | 1)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    regions: list[DieRegion] = []
+    for c in contours:
+        area, aspect, fill = _squareness(c)
+        n_dice = area / die_area
+        if n_dice < 0.3 or math.sqrt(area) < options.min_die_px:
+            continue
+        if n_dice < 1.6 and _looks_single(area, aspect, fill):
+            regions.append(_region_from_contour(c, scale, die))
+            continue
+        if n_dice > 40:
+            continue  # a tray wall or a hand, not dice
+        x, y, w, h = cv2.boundingRect(c)
+        blob = np.zeros((h + 2, w + 2), np.uint8)
+        cv2.drawContours(blob, [c - np.array([x - 1, y - 1])], -1, 255, thickness=cv2.FILLED)
+        for part in _split(blob, die, (x - 1, y - 1)):
+            p_area, p_aspect, p_fill = _squareness(part)
+            if p_area / die_area < 0.3 or p_aspect > 1.8 or p_fill < 0.55:
+                continue
+            if p_area / die_area > 2.2:
+                continue
+            regions.append(_region_from_contour(part, scale, die))
+    regions.sort(key=lambda r: (round(r.center[1] / (die / scale)), r.center[0]))
+    return regions
