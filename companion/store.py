@@ -1,0 +1,352 @@
+"""The append-only event log in SQLite: games and their entries, nothing ever deleted.
+
+One file holds several games; at most one of them is *active* (the game at the
+table), the others are *archived* (kept, and can be activated again).
+Every entry of a game is one row of ``events`` with the key (game_id, version):
+a second write of the same version is rejected by SQLite itself and raised as
+:class:`DuplicateVersion`; triggers refuse any UPDATE or DELETE of ``events``.
+
+Durability: WAL journal with ``synchronous=FULL``, one transaction per write, so
+every write that returned has reached the disk. Thread safety: one connection
+per :class:`Store`, guarded by a lock (waitress serves from many threads; the
+writes are tiny, so serialising them costs nothing worth a pool).
+Timestamps are passed in by the caller, who owns the clock.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from companion.session import Entry
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "CorruptEntry",
+    "DuplicateVersion",
+    "GameRecord",
+    "SchemaError",
+    "Store",
+    "StoreError",
+    "UnknownGame",
+]
+
+SCHEMA_VERSION = 1
+
+ACTIVE = "active"
+ARCHIVED = "archived"
+
+_SCHEMA = """
+CREATE TABLE games (
+    id       INTEGER PRIMARY KEY AUTOINCREMENT,
+    game     TEXT    NOT NULL CHECK (length(game) > 0),
+    setup    TEXT    NOT NULL,
+    pin_hash TEXT    NOT NULL,
+    created  REAL    NOT NULL,
+    status   TEXT    NOT NULL DEFAULT 'archived' CHECK (status IN ('active', 'archived'))
+);
+-- At most one game is active: a second 'active' row breaks this index.
+CREATE UNIQUE INDEX one_active_game ON games (status) WHERE status = 'active';
+CREATE TABLE events (
+    game_id  INTEGER NOT NULL REFERENCES games (id),
+    version  INTEGER NOT NULL CHECK (typeof(version) = 'integer' AND version >= 1),
+    time     REAL    NOT NULL,
+    who      TEXT    NOT NULL,
+    kind     TEXT    NOT NULL CHECK (kind IN ('action', 'undo', 'correct')),
+    payload  TEXT    NOT NULL,
+    PRIMARY KEY (game_id, version)
+);
+CREATE TRIGGER events_no_update BEFORE UPDATE ON events
+BEGIN SELECT RAISE(ABORT, 'the event log is append-only: events are never changed'); END;
+CREATE TRIGGER events_no_delete BEFORE DELETE ON events
+BEGIN SELECT RAISE(ABORT, 'the event log is append-only: events are never deleted'); END;
+CREATE TRIGGER games_no_delete BEFORE DELETE ON games
+BEGIN SELECT RAISE(ABORT, 'games are archived, never deleted'); END;
+"""
+
+
+class StoreError(ValueError):
+    """The event log cannot do what was asked (the message says why and what to do)."""
+
+
+class SchemaError(StoreError):
+    """The database file is not a companion database of a schema version we know."""
+
+
+class DuplicateVersion(StoreError):
+    """An entry with this (game, version) is already stored: a double write."""
+
+
+class UnknownGame(StoreError):
+    """No stored game has this id."""
+
+
+class CorruptEntry(StoreError):
+    """A stored row does not hold what the companion wrote (changed outside it?)."""
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """One stored game without its entries."""
+
+    id: int
+    game: str
+    setup: dict[str, Any]
+    pin_hash: str
+    created: float
+    status: str
+
+    @property
+    def active(self) -> bool:
+        """Whether this is the game at the table."""
+        return self.status == ACTIVE
+
+
+def _dump(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, allow_nan=False)
+
+
+class Store:
+    """The SQLite event log at ``path`` (created with its schema when new)."""
+
+    def __init__(self, path: str | Path, *, timeout: float = 10.0) -> None:
+        self.path = Path(path)
+        self._lock = threading.RLock()
+        if str(path) != ":memory:":
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            # Autocommit mode: transactions are opened explicitly below, so the
+            # sqlite3 module never starts or commits one behind our back.
+            self._db = sqlite3.connect(
+                str(path), timeout=timeout, isolation_level=None, check_same_thread=False
+            )
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open the database {path}: {exc}") from None
+        try:
+            self._prepare()
+        except BaseException:
+            self._db.close()
+            raise
+
+    def _prepare(self) -> None:
+        db = self._db
+        try:
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            if version == 0:
+                tables = db.execute("SELECT count(*) FROM sqlite_schema").fetchone()[0]
+                if tables:
+                    raise SchemaError(
+                        f"{self.path} is an SQLite database but not a companion event log; "
+                        "point --db / data_dir at another file"
+                    )
+            elif version != SCHEMA_VERSION:
+                raise SchemaError(
+                    f"{self.path} has event-log schema version {version}, but this companion "
+                    f"knows version {SCHEMA_VERSION}; use a matching companion version"
+                )
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=FULL")
+            db.execute("PRAGMA foreign_keys=ON")
+            if version == 0:
+                with self._transaction():
+                    # Statement by statement: executescript() would COMMIT on its own.
+                    for statement in _statements(_SCHEMA):
+                        db.execute(statement)
+                    db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        except sqlite3.DatabaseError as exc:
+            raise SchemaError(
+                f"{self.path} cannot be used as the event log ({exc}); "
+                "point --db / data_dir at another file"
+            ) from None
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        # BEGIN IMMEDIATE takes the write lock up front, so two processes writing the
+        # same file wait for each other (up to the timeout) instead of failing midway.
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            else:
+                self._db.execute("COMMIT")
+
+    def close(self) -> None:
+        """Close the connection (idempotent)."""
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- games -------------------------------------------------------------
+
+    def create_game(
+        self,
+        game: str,
+        setup: dict[str, Any],
+        pin_hash: str,
+        created: float,
+        entries: Sequence[Entry] = (),
+        *,
+        activate: bool = False,
+    ) -> int:
+        """Store a new game (and its first entries, all in one transaction); return its id."""
+        with self._transaction() as db:
+            if activate:
+                db.execute("UPDATE games SET status = 'archived' WHERE status = 'active'")
+            cursor = db.execute(
+                "INSERT INTO games (game, setup, pin_hash, created, status) VALUES (?,?,?,?,?)",
+                (game, _dump(setup), pin_hash, created, ACTIVE if activate else ARCHIVED),
+            )
+            game_id = int(cursor.lastrowid or 0)
+            for entry in entries:
+                self._insert(db, game_id, entry)
+        return game_id
+
+    def game(self, game_id: int) -> GameRecord:
+        """The stored game ``game_id``; raises :class:`UnknownGame`."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT id, game, setup, pin_hash, created, status FROM games WHERE id = ?",
+                (game_id,),
+            ).fetchone()
+        if row is None:
+            raise UnknownGame(f"there is no game {game_id}; `companion games` lists them")
+        return self._record(row)
+
+    def games(self) -> list[GameRecord]:
+        """Every stored game, oldest first."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id, game, setup, pin_hash, created, status FROM games ORDER BY id"
+            ).fetchall()
+        return [self._record(row) for row in rows]
+
+    @staticmethod
+    def _record(row: tuple[Any, ...]) -> GameRecord:
+        game_id, game, setup, pin_hash, created, status = row
+        try:
+            setup_dict = json.loads(setup)
+        except (TypeError, ValueError):
+            setup_dict = None
+        if not isinstance(setup_dict, dict):
+            raise CorruptEntry(f"game {game_id}: the stored setup is not a JSON object")
+        return GameRecord(game_id, game, setup_dict, pin_hash, float(created), status)
+
+    def activate(self, game_id: int) -> None:
+        """Make ``game_id`` the active game; the previously active one is archived."""
+        with self._transaction() as db:
+            self._require(db, game_id)
+            db.execute("UPDATE games SET status = 'archived' WHERE status = 'active'")
+            db.execute("UPDATE games SET status = 'active' WHERE id = ?", (game_id,))
+
+    def archive(self, game_id: int) -> None:
+        """Archive ``game_id`` (no game is active afterwards if it was the active one)."""
+        with self._transaction() as db:
+            self._require(db, game_id)
+            db.execute("UPDATE games SET status = 'archived' WHERE id = ?", (game_id,))
+
+    def active_game_id(self) -> int | None:
+        """The id of the active game, or None."""
+        with self._lock:
+            row = self._db.execute("SELECT id FROM games WHERE status = 'active'").fetchone()
+        return None if row is None else int(row[0])
+
+    @staticmethod
+    def _require(db: sqlite3.Connection, game_id: int) -> None:
+        if db.execute("SELECT 1 FROM games WHERE id = ?", (game_id,)).fetchone() is None:
+            raise UnknownGame(f"there is no game {game_id}; `companion games` lists them")
+
+    # -- entries -----------------------------------------------------------
+
+    def append(self, game_id: int, entry: Entry) -> None:
+        """Store ``entry`` durably; raises :class:`DuplicateVersion` if its version exists."""
+        if entry.time is None:
+            raise StoreError(f"entry {entry.version} has no time; the store keeps when it happened")
+        with self._transaction() as db:
+            self._require(db, game_id)
+            self._insert(db, game_id, entry)
+
+    @staticmethod
+    def _insert(db: sqlite3.Connection, game_id: int, entry: Entry) -> None:
+        if entry.time is None:
+            raise StoreError(f"entry {entry.version} has no time; the store keeps when it happened")
+        try:
+            db.execute(
+                "INSERT INTO events (game_id, version, time, who, kind, payload) "
+                "VALUES (?,?,?,?,?,?)",
+                (game_id, entry.version, entry.time, entry.who, entry.kind, _dump(entry.to_dict())),
+            )
+        except sqlite3.IntegrityError as exc:
+            if "UNIQUE" in str(exc) or "PRIMARY KEY" in str(exc):
+                raise DuplicateVersion(
+                    f"game {game_id} already has version {entry.version}: someone else "
+                    "recorded at the same moment; reload and try again"
+                ) from None
+            raise StoreError(
+                f"game {game_id}, version {entry.version} was refused: {exc}"
+            ) from None
+
+    def entries(self, game_id: int, after: int = 0) -> list[Entry]:
+        """The entries of ``game_id`` with a version above ``after``, in order."""
+        with self._lock:
+            self._require(self._db, game_id)
+            rows = self._db.execute(
+                "SELECT version, time, who, kind, payload FROM events "
+                "WHERE game_id = ? AND version > ? ORDER BY version",
+                (game_id, after),
+            ).fetchall()
+        result = []
+        expected = after + 1
+        for version, time, who, kind, payload in rows:
+            where = f"game {game_id}, version {version}"
+            if version != expected:
+                raise CorruptEntry(f"{where}: version {expected} is missing from the log")
+            try:
+                data = json.loads(payload)
+            except (TypeError, ValueError):
+                raise CorruptEntry(
+                    f"{where}: the stored payload is not valid JSON; the database was changed "
+                    "outside the companion; restore it from a backup or export"
+                ) from None
+            try:
+                entry = Entry(version, data, float(time), str(who))
+            except (TypeError, ValueError) as exc:
+                raise CorruptEntry(f"{where}: the stored entry cannot be read: {exc}") from None
+            if entry.kind != kind:
+                raise CorruptEntry(f"{where}: stored as {kind!r} but holds a {entry.kind!r}")
+            result.append(entry)
+            expected += 1
+        return result
+
+    def latest_version(self, game_id: int) -> int:
+        """The version of the latest entry of ``game_id`` (0 if none)."""
+        with self._lock:
+            self._require(self._db, game_id)
+            row = self._db.execute(
+                "SELECT max(version) FROM events WHERE game_id = ?", (game_id,)
+            ).fetchone()
+        return int(row[0] or 0)
+
+
+def _statements(script: str) -> Iterator[str]:
+    buffer = ""
+    for line in script.splitlines(keepends=True):
+        if line.lstrip().startswith("--"):
+            continue
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            yield buffer.strip()
+            buffer = ""
