@@ -216,7 +216,7 @@ def render_throw(
     # Camera height in pixels at tray level: the top face sits one edge higher, so it
     # appears scaled by k about the principal point and the outer side walls show.
     principal = np.array([width / 2 + rng.normal(0, width * 0.04), height / 2], np.float32)
-    k = 1.0 / (1.0 - 1.0 / float(rng.uniform(13.0, 20.0)))
+    k = 1.0 / (1.0 - 1.0 / float(rng.uniform(18.0, 30.0)))
     light = rng.normal(0, 1, 2)
     light = (light / (np.linalg.norm(light) + 1e-9)).astype(np.float32)
 
@@ -243,7 +243,10 @@ def render_throw(
 
     homography = _tilt(rng, width, height, hard)
     canvas = cv2.warpPerspective(
-        canvas, homography, (width, height), flags=cv2.INTER_LINEAR,
+        canvas,
+        homography,
+        (width, height),
+        flags=cv2.INTER_LINEAR,
         borderMode=cv2.BORDER_REPLICATE,
     )
     sigma = float(rng.uniform(1.0, 1.8) if hard else rng.uniform(0.3, 1.0))
@@ -371,8 +374,13 @@ def _draw_tray(
     texture = _texture(rng, width, height, name)
     canvas *= texture[:, :, None]
     rect = np.array(
-        [[x0 + wall, y0 + wall], [x1 - wall, y0 + wall], [x1 - wall, y1 - wall],
-         [x0 + wall, y1 - wall]], np.float32,
+        [
+            [x0 + wall, y0 + wall],
+            [x1 - wall, y0 + wall],
+            [x1 - wall, y1 - wall],
+            [x0 + wall, y1 - wall],
+        ],
+        np.float32,
     )
     return canvas, rect
 
@@ -479,8 +487,11 @@ def _draw_sides(
         shade = 0.55 + 0.25 * float(normal @ light)
         quad = np.array([bottom[i], bottom[j], top[j], top[i]])
         cv2.fillConvexPoly(
-            canvas, np.round(quad * 16).astype(np.int32), (color * shade).tolist(),
-            lineType=cv2.LINE_8, shift=4,
+            canvas,
+            np.round(quad * 16).astype(np.int32),
+            (color * shade).tolist(),
+            lineType=cv2.LINE_8,
+            shift=4,
         )
 
 
@@ -552,8 +563,13 @@ def _goat(skull: np.ndarray, holes: np.ndarray) -> None:
     # Short horns swept back and out.
     for sign in (-1, 1):
         pts = np.array(
-            [[96 + sign * 14, 60], [96 + sign * 30, 64], [96 + sign * 52, 26],
-             [96 + sign * 44, 22]], np.int32,
+            [
+                [96 + sign * 14, 60],
+                [96 + sign * 30, 64],
+                [96 + sign * 52, 26],
+                [96 + sign * 44, 22],
+            ],
+            np.int32,
         )
         cv2.fillConvexPoly(skull, pts, 255, cv2.LINE_AA)
     # Pointed ears below the horns.
@@ -580,8 +596,9 @@ def _wolf(skull: np.ndarray, holes: np.ndarray) -> None:
         cv2.fillConvexPoly(skull, ear, 255, cv2.LINE_AA)
     # Fangs along the jaw.
     for sign in (-1, 1):
-        fang = np.array([[96 + sign * 10, 150], [96 + sign * 18, 150], [96 + sign * 13, 172]],
-                        np.int32)
+        fang = np.array(
+            [[96 + sign * 10, 150], [96 + sign * 18, 150], [96 + sign * 13, 172]], np.int32
+        )
         cv2.fillConvexPoly(skull, fang, 255, cv2.LINE_AA)
 
 
@@ -656,8 +673,16 @@ def _glare(
         pos = c + rng.uniform(-0.3, 0.3, 2) * edge
         radius = edge * float(rng.uniform(0.08, 0.2) if hard else rng.uniform(0.05, 0.12))
         strength = float(rng.uniform(0.5, 1.0) if hard else rng.uniform(0.3, 0.7))
-        _add_spot(canvas, pos, radius, radius * float(rng.uniform(0.4, 1.0)),
-                  float(rng.uniform(0, 180)), strength, w, h)
+        _add_spot(
+            canvas,
+            pos,
+            radius,
+            radius * float(rng.uniform(0.4, 1.0)),
+            float(rng.uniform(0, 180)),
+            strength,
+            w,
+            h,
+        )
     if rng.random() < (0.6 if hard else 0.3):
         pos = np.array([rng.uniform(0, w), rng.uniform(0, h)])
         r = edge * float(rng.uniform(1.0, 3.0))
@@ -700,4 +725,3 @@ def _die_truth(pts: np.ndarray, value: int | str, rotation: int) -> RenderedDie:
         value=value,
         rotation=(up - 90.0 * rotation) % 360.0,
     )
-
