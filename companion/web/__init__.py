@@ -1,0 +1,127 @@
+"""The dashboard: a Flask app factory with one blueprint per area.
+
+``create_app(table, settings)`` wires the app to the one interface it talks to, the
+:class:`companion.table.Table` (never SQLite, never cv2), and to the settings. Pages are
+server-rendered HTML that update themselves from JSON snapshots pushed over
+Server-Sent Events; ``server.py`` serves the app with waitress.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from flask import Flask, current_app, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException
+
+from companion.config import Settings
+from companion.games.errors import GameError, IllegalAction
+from companion.store import DuplicateVersion, UnknownGame
+from companion.web import i18n, security
+
+
+def create_app(
+    table: Any, settings: Settings, test_config: Mapping[str, Any] | None = None
+) -> Flask:
+    """Build the dashboard app over ``table`` (a Table or anything with its methods)."""
+    app = Flask(__name__)
+    app.config.from_mapping(
+        DEFAULT_LANGUAGE=settings.language,
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+        # A scorekeeper unlocks once per evening, not once per page.
+        PERMANENT_SESSION_LIFETIME=12 * 3600,
+        SSE_HEARTBEAT_SECONDS=15.0,
+        # How often a stream looks whether its phone is still there: short, so a
+        # dropped phone frees its waitress thread within about a second.
+        SSE_POLL_SECONDS=1.0,
+        # Keep a few threads for ordinary requests; further pages fall back to polling.
+        SSE_MAX_STREAMS=max(1, settings.threads - 4),
+        PIN_FREE_TRIES=5,
+        PIN_LOCKOUT_SECONDS=30.0,
+        DASHBOARD_URL=None,
+        MAX_CONTENT_LENGTH=2 * 1024 * 1024,
+    )
+    if test_config:
+        app.config.update(test_config)
+    app.config["SECRET_KEY"] = security.secret_key(
+        app.config.get("SECRET_KEY") or os.environ.get("COMPANION_SECRET_KEY"), settings.data_dir
+    )
+    app.extensions["companion_table"] = table
+    app.extensions["companion_settings"] = settings
+
+    i18n.init_app(app)
+    security.init_app(app)
+    _register_error_handlers(app)
+
+    from companion.web import camera, export, games, live, rockthebock, schocken, wacken
+
+    for module in (games, live, camera, export, schocken, rockthebock, wacken):
+        app.register_blueprint(module.bp)
+    live.init_app(app)
+    return app
+
+
+def get_table() -> Any:
+    """The Table this app shows."""
+    return current_app.extensions["companion_table"]
+
+
+def get_settings() -> Settings:
+    """The settings the app was built with."""
+    return current_app.extensions["companion_settings"]
+
+
+def wants_json() -> bool:
+    """Whether the client asked for JSON (the page's fetch calls do) rather than HTML."""
+    if request.is_json or request.path.endswith(".json"):
+        return True
+    best = request.accept_mimetypes.best_match(["text/html", "application/json"])
+    return best == "application/json"
+
+
+def error_response(status: int, message: str):
+    """A 4xx answer: JSON for scripts, a small page for people; says what to do."""
+    if wants_json():
+        return jsonify(error=message, status=status), status
+    return render_template("error.html", status=status, message=message), status
+
+
+_MESSAGES = {
+    "csrf": "error_csrf",
+    "pin_required": "error_pin_required",
+}
+
+
+def _register_error_handlers(app: Flask) -> None:
+    @app.errorhandler(GameError)
+    def _game_error(exc: GameError):
+        # The engines' text says what was wrong in the game's terms; 409 for a well-formed
+        # action the state does not allow, 400 for input that could not be read.
+        return error_response(409 if isinstance(exc, IllegalAction) else 400, str(exc))
+
+    @app.errorhandler(UnknownGame)
+    def _not_found(exc: UnknownGame):
+        return error_response(404, str(exc))
+
+    @app.errorhandler(DuplicateVersion)
+    def _raced(exc: DuplicateVersion):
+        # Another writer got there first; nothing of this request was stored.
+        return error_response(409, i18n._("error_raced"))
+
+    @app.errorhandler(ValueError)
+    def _bad_value(exc: ValueError):
+        # Table errors (a bad PIN format, a bad name) and other domain errors: the text
+        # says what was wrong; nothing was stored.
+        return error_response(400, str(exc))
+
+    @app.errorhandler(HTTPException)
+    def _http_error(exc: HTTPException):
+        if exc.code is None or exc.code >= 500:
+            return exc
+        key = _MESSAGES.get(str(exc.description))
+        message = i18n._(key) if key else str(exc.description)
+        if exc.code == 404 and not key:
+            message = i18n._("error_not_found")
+        return error_response(exc.code, message)

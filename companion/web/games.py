@@ -1,0 +1,280 @@
+"""Game setup, the game pages, and the scorekeeper's generic actions.
+
+Routes: the game list (``/``), a new game (``/games/new``), a game's phone page, its
+big-screen table view and its history; unlocking with the PIN; activate/archive;
+submitting an action, undo and correction. Each game's own module turns its setup
+form into the engine's setup dict; every rule check happens in the engine via the Table.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import (
+    Blueprint,
+    abort,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
+
+from companion.games import GAME_NAMES, game_module
+from companion.games.errors import ParseError
+from companion.web import error_response, get_table, i18n, wants_json
+from companion.web.security import (
+    forget_unlocked,
+    is_unlocked,
+    pin_throttle,
+    remember_unlocked,
+    scorekeeper_required,
+)
+
+bp = Blueprint("games", __name__)
+
+WHO_MAX = 40
+
+
+def game_ui(name: str) -> Any:
+    """The dashboard module of game ``name`` (its setup form and page parts)."""
+    from companion.web import rockthebock, schocken, wacken
+
+    modules = {"schocken": schocken, "rockthebock": rockthebock, "wacken": wacken}
+    if name not in modules:
+        raise ParseError(f"unknown game {name!r}; choose one of: {', '.join(GAME_NAMES)}")
+    return modules[name]
+
+
+def rule_fields(name: str) -> list[dict[str, Any]]:
+    """The engine's house-rule flags as form fields with the explanation in the page's language."""
+    lang = i18n.current_language()
+    fields = []
+    for flag in game_module(name).RULE_FLAGS:
+        choices = list(flag.choices)
+        fields.append(
+            {
+                "name": flag.name,
+                "default": _form_value(flag.default),
+                "choices": [_form_value(c) for c in choices],
+                "help": flag.help_de if lang == "de" else flag.help_en,
+                "label": _flag_label(lang, flag.name),
+            }
+        )
+    return fields
+
+
+def _form_value(value: object) -> str:
+    # Rules.from_dict accepts the strings a command line gives, so forms send the same.
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def who() -> str:
+    """The name recorded in the history for actions from this browser."""
+    return session.get("who") or i18n.translate("en", "scorekeeper")
+
+
+@bp.get("/")
+def index() -> str:
+    """All games: the active one first, then running, then archived; links to start one."""
+    table = get_table()
+    games = table.list_games()
+    active = table.active_game_id()
+    games.sort(key=lambda g: (g["id"] != active, g.get("status") == "archived", -g["id"]))
+    return render_template("index.html", games=games, active=active, names=GAME_NAMES)
+
+
+@bp.route("/games/new", methods=["GET", "POST"])
+def new_game() -> Any:
+    """Choose a game, its players and house rules, and the scorekeeper PIN; then start."""
+    name = request.values.get("game", "schocken")
+    ui = game_ui(name)
+    if request.method == "GET":
+        return render_template("new_game.html", game=name, names=GAME_NAMES,
+                               rules=rule_fields(name), ui=ui, form={}, error=None)
+    form = request.form
+    pin = form.get("pin", "").strip()
+    try:
+        if pin != form.get("pin2", "").strip():
+            raise ParseError(i18n._("error_pin_mismatch"))
+        setup = ui.setup_from_form(form)
+        rules = {f["name"]: form[f"rule_{f['name']}"] for f in rule_fields(name)
+                 if f"rule_{f['name']}" in form}
+        setup["rules"] = rules
+        game_id = get_table().create_game(name, setup, pin)
+    except ValueError as exc:
+        # Show the form again with what was typed, so nothing has to be re-entered.
+        page = render_template("new_game.html", game=name, names=GAME_NAMES,
+                               rules=rule_fields(name), ui=ui, form=form, error=str(exc))
+        return page, 400
+    remember_unlocked(game_id)
+    session.permanent = True
+    return redirect(url_for("games.game_page", game_id=game_id))
+
+
+def _page(template: str, game_id: int) -> str:
+    snap = get_table().snapshot(game_id)
+    return render_template(template, snap=snap, game_id=game_id, unlocked=is_unlocked(game_id),
+                           snap_json=json.dumps(snap), catalogue=i18n.catalogue(
+                               i18n.current_language()))
+
+
+@bp.get("/games/<int:game_id>")
+def game_page(game_id: int) -> str:
+    """The phone page of one game: scores, the current turn, and (unlocked) the entry panel."""
+    return _page("game.html", game_id)
+
+
+@bp.get("/games/<int:game_id>/table")
+def table_page(game_id: int) -> str:
+    """The same game for a big screen: bigger type, no entry panel."""
+    return _page("table.html", game_id)
+
+
+@bp.get("/games/<int:game_id>/history")
+def history_page(game_id: int) -> str:
+    """Every stored action of the game: who, what, when; undone and corrected ones marked."""
+    return _page("history.html", game_id)
+
+
+@bp.post("/games/<int:game_id>/unlock")
+def unlock(game_id: int) -> Any:
+    """Check the PIN; on success this browser may change the game for the session."""
+    throttle = pin_throttle()
+    client = request.remote_addr or "?"
+    wait = throttle.wait_seconds(client)
+    if wait > 0:
+        return error_response(429, i18n._("error_pin_wait", seconds=int(wait) + 1))
+    name = request.form.get("who", "").strip()[:WHO_MAX]
+    if not get_table().verify_pin(game_id, request.form.get("pin", "").strip()):
+        throttle.failed(client)
+        return error_response(403, i18n._("error_pin_wrong"))
+    throttle.succeeded(client)
+    remember_unlocked(game_id)
+    if name:
+        session["who"] = name
+    session.permanent = True
+    if wants_json():
+        return jsonify(unlocked=True)
+    return redirect(url_for("games.game_page", game_id=game_id))
+
+
+@bp.post("/games/<int:game_id>/lock")
+def lock(game_id: int) -> Any:
+    """Give up the scorekeeper rights of this browser for the game."""
+    forget_unlocked(game_id)
+    if wants_json():
+        return jsonify(unlocked=False)
+    return redirect(url_for("games.game_page", game_id=game_id))
+
+
+@bp.post("/games/<int:game_id>/activate")
+@scorekeeper_required
+def activate(game_id: int) -> Any:
+    """Make the game the table's active one (resume it)."""
+    get_table().activate(game_id)
+    return redirect(url_for("games.game_page", game_id=game_id))
+
+
+@bp.post("/games/<int:game_id>/archive")
+@scorekeeper_required
+def archive(game_id: int) -> Any:
+    """Put the game away; it stays readable and exportable."""
+    get_table().archive(game_id)
+    return redirect(url_for("games.index"))
+
+
+def _action_from_request() -> dict[str, Any]:
+    if request.is_json:
+        data = request.get_json(silent=True)
+    else:
+        raw = request.form.get("action", "")
+        try:
+            data = json.loads(raw) if raw else None
+        except json.JSONDecodeError:
+            data = None
+    if not isinstance(data, dict):
+        raise ParseError(i18n._("error_action_shape"))
+    data = {k: v for k, v in data.items() if k != "csrf_token"}
+    return data
+
+
+def respond_with(game_id: int, snap: dict[str, Any]) -> Any:
+    if wants_json():
+        return jsonify(snapshot=snap, unlocked=True)
+    return redirect(url_for("games.game_page", game_id=game_id))
+
+
+@bp.post("/games/<int:game_id>/actions")
+@scorekeeper_required
+def submit(game_id: int) -> Any:
+    """Record one action (the engine's action dict, as JSON); the engine decides if it is legal."""
+    action = _action_from_request()
+    if action.get("action") == "undo":
+        # Undo has its own route and meaning in the log; keep the two doors apart.
+        raise ParseError(i18n._("error_undo_route"))
+    return respond_with(game_id, get_table().submit(game_id, action, who()))
+
+
+@bp.post("/games/<int:game_id>/undo")
+@scorekeeper_required
+def undo(game_id: int) -> Any:
+    """Cancel the latest action not yet undone."""
+    return respond_with(game_id, get_table().undo(game_id, who()))
+
+
+@bp.post("/games/<int:game_id>/correct/<int:version>")
+@scorekeeper_required
+def correct(game_id: int, version: int) -> Any:
+    """Replace the action stored at ``version``; refused if the later log becomes illegal."""
+    snap = get_table().correct(game_id, version, _action_from_request(), who())
+    return respond_with(game_id, snap)
+
+
+@bp.app_template_filter("tojson_compact")
+def tojson_compact(value: object) -> str:
+    """JSON for a data attribute (compact)."""
+    return json.dumps(value, separators=(",", ":"))
+
+
+def ensure_game(game_id: int, name: str) -> dict[str, Any]:
+    """The snapshot of ``game_id``; 404 unless it is a game of kind ``name``."""
+    snap = get_table().snapshot(game_id)
+    if snap["game"] != name:
+        abort(404)
+    return snap
+
+
+
+
+@bp.app_template_filter("player_names")
+def player_names(players: list[Any]) -> list[str]:
+    """Player names from a game listing (plain names, or objects with a ``name``)."""
+    return [p["name"] if isinstance(p, dict) else str(p) for p in players or []]
+
+
+@bp.app_template_global("rules_in_force")
+def rules_in_force(snap: dict[str, Any]) -> list[dict[str, Any]]:
+    """The game's house rules with their value, explanation, and whether it is the default."""
+    lang = i18n.current_language()
+    values = (snap.get("setup") or {}).get("rules") or {}
+    out = []
+    for flag in game_module(snap["game"]).RULE_FLAGS:
+        value = values.get(flag.name, flag.default)
+        out.append({
+            "name": flag.name,
+            "label": _flag_label(lang, flag.name),
+            "value": _form_value(value),
+            "help": flag.help_de if lang == "de" else flag.help_en,
+            "is_default": value == flag.default,
+        })
+    return out
+
+
+def _flag_label(lang: str, name: str) -> str:
+    key = f"flag_{name}"
+    return i18n.translate(lang, key) if key in i18n.catalogue(lang) else name.replace("_", " ")

@@ -1,0 +1,83 @@
+"""Rock the Bock on the dashboard: the setup form and the scorekeeper's roll and choice forms.
+
+The forms post plain fields (a count per face; the kind taken and the wolf victim);
+this module reads them into the engine's action dicts. Which kinds may be taken and
+who may receive wolves come from the engine's ``view`` and are checked again by it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from flask import Blueprint, request
+
+from companion.games import rockthebock as engine
+from companion.games.errors import ParseError
+from companion.web import get_table, i18n
+from companion.web.games import ensure_game, respond_with, who
+from companion.web.security import scorekeeper_required
+
+NAME = "rockthebock"
+bp = Blueprint(NAME, __name__, url_prefix="/games/<int:game_id>/rockthebock")
+
+SEATS = engine.MAX_PLAYERS
+COLOURS = engine.COLOURS
+FACES = engine.FACES
+
+
+def setup_from_form(form: Mapping[str, str]) -> dict[str, Any]:
+    """Players (seat order, colour each) and the youngest from the new-game form."""
+    players = []
+    youngest_seat = form.get("youngest", "0")
+    youngest = None
+    for seat in range(SEATS):
+        name = form.get(f"name_{seat}", "").strip()
+        if not name:
+            continue
+        players.append({"name": name, "colour": form.get(f"colour_{seat}", "")})
+        if str(seat) == youngest_seat:
+            youngest = name
+    if youngest is None:
+        raise ParseError(i18n._("error_youngest"))
+    return {"players": players, "youngest": youngest}
+
+
+def _count(raw: str, face: str) -> int:
+    try:
+        value = int(raw or "0")
+    except ValueError:
+        raise ParseError(i18n._("error_count", face=face, value=raw)) from None
+    if not 0 <= value <= engine.DICE_PER_ROUND:
+        raise ParseError(i18n._("error_count", face=face, value=raw))
+    return value
+
+
+@bp.post("/roll")
+@scorekeeper_required
+def roll(game_id: int) -> Any:
+    """Record the roll of the player whose turn it is: ``count_<face>`` for each face."""
+    snap = ensure_game(game_id, NAME)
+    turn = snap["view"].get("turn")
+    if turn is None:
+        raise ParseError(i18n._("error_game_over"))
+    faces = {face: _count(request.form.get(f"count_{face}", "0"), face) for face in FACES}
+    action = {"action": "roll", "player": turn["name"],
+              "faces": {face: n for face, n in faces.items() if n}}
+    return respond_with(game_id, get_table().submit(game_id, action, who()))
+
+
+@bp.post("/choose")
+@scorekeeper_required
+def choose(game_id: int) -> Any:
+    """Take every die of ``kind`` from the pending roll; wolves go to ``victim``."""
+    snap = ensure_game(game_id, NAME)
+    turn = snap["view"].get("turn")
+    if turn is None:
+        raise ParseError(i18n._("error_game_over"))
+    action: dict[str, Any] = {"action": "choose", "player": turn["name"],
+                              "kind": request.form.get("kind", "")}
+    victim = request.form.get("victim", "").strip()
+    if victim:
+        action["victim"] = victim
+    return respond_with(game_id, get_table().submit(game_id, action, who()))

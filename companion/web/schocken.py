@@ -1,0 +1,80 @@
+"""Schocken on the dashboard: the setup form and the scorekeeper's throw form.
+
+The throw form posts the tapped dice (``d1``..``d3``), how many throws were used,
+whether the last throw was from the hand, and (first player, three throws) whether the
+dice stay hidden under the cup. Who throws, the throw limit and the ranking come from
+the engine; this module only reads the fields into the engine's action dict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from flask import Blueprint, request
+
+from companion.games.errors import ParseError
+from companion.web import get_table, i18n
+from companion.web.games import ensure_game, respond_with, who
+from companion.web.security import scorekeeper_required
+
+NAME = "schocken"
+bp = Blueprint(NAME, __name__, url_prefix="/games/<int:game_id>/schocken")
+
+SEATS = 10  # RULES.md warns above 10; the form offers that many seats
+
+
+def setup_from_form(form: Mapping[str, str]) -> dict[str, Any]:
+    """Players in seat order and who starts the first round, from the new-game form."""
+    players = []
+    starter = None
+    for seat in range(SEATS):
+        name = form.get(f"name_{seat}", "").strip()
+        if not name:
+            continue
+        players.append(name)
+        if form.get("starter") == str(seat):
+            starter = name
+    setup: dict[str, Any] = {"players": players}
+    if starter is not None:
+        setup["starter"] = starter
+    return setup
+
+
+def _int_field(name: str, low: int, high: int) -> int:
+    raw = request.form.get(name, "").strip()
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ParseError(i18n._("error_field_number", field=name, low=low, high=high)) from None
+    if not low <= value <= high:
+        raise ParseError(i18n._("error_field_number", field=name, low=low, high=high))
+    return value
+
+
+def _flag(name: str) -> bool:
+    return request.form.get(name, "") in ("1", "true", "on", "yes")
+
+
+@bp.post("/throw")
+@scorekeeper_required
+def throw(game_id: int) -> Any:
+    """Record the turn of the player who is to throw, or reveal the hidden third throw."""
+    view = ensure_game(game_id, NAME)["view"]
+    revealing = view.get("awaiting_reveal")
+    player = revealing or view.get("to_throw")
+    if player is None:
+        raise ParseError(i18n._("error_game_over"))
+    if not revealing and _flag("hidden"):
+        action: dict[str, Any] = {"action": "throw", "player": player,
+                                  "throws": _int_field("throws", 1, 3), "hidden": True}
+        return respond_with(game_id, get_table().submit(game_id, action, who()))
+    dice = [_int_field(f"d{i}", 1, 6) for i in (1, 2, 3)]
+    action = {"action": "reveal" if revealing else "throw", "player": player, "dice": dice,
+              "hand": _flag("hand")}
+    if not revealing:
+        action["throws"] = _int_field("throws", 1, 3)
+    turned = request.form.get("turned", "0").strip() or "0"
+    if turned != "0":
+        action["turned"] = _int_field("turned", 0, 2)
+    return respond_with(game_id, get_table().submit(game_id, action, who()))

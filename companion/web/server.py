@@ -1,0 +1,64 @@
+"""Serve the dashboard with waitress: one process, a thread per open page.
+
+Every phone keeps one Server-Sent Events stream open, and each stream holds a
+waitress thread, so ``threads`` (from the settings) must exceed the phones at the
+table; the app keeps four threads free for ordinary requests and lets further
+pages fall back to polling.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TextIO
+
+from flask import Flask
+from waitress.server import create_server
+
+from companion.config import Settings
+from companion.web.export import dashboard_url, qr_text
+
+
+def make_server(app: Flask, settings: Settings, host: str | None = None,
+                port: int | None = None):
+    """A waitress server for ``app`` (not yet running; call ``.run()``, stop with ``.close()``).
+
+    ``channel_request_lookahead=1`` lets waitress read ahead on a connection so that it can
+    tell a streaming view that its client went away (``waitress.client_disconnected``).
+    """
+    return create_server(
+        app,
+        host=settings.host if host is None else host,
+        port=settings.port if port is None else port,
+        threads=settings.threads,
+        channel_request_lookahead=1,
+        ident="dice-companion",
+        # Browsers reconnect event streams themselves; a half-open socket must not linger.
+        channel_timeout=60,
+        clear_untrusted_proxy_headers=True,
+    )
+
+
+def print_banner(url: str, pin: str | None = None, out: TextIO | None = None) -> None:
+    """Print the dashboard address with a text QR code (and the PIN when one is given)."""
+    out = out or sys.stdout
+    print(f"Dashboard: {url}", file=out)
+    print(qr_text(url), file=out)
+    if pin is not None:
+        print(f"Scorekeeper PIN: {pin}", file=out)
+    out.flush()
+
+
+def serve(app: Flask, settings: Settings, host: str | None = None, port: int | None = None,
+          pin: str | None = None) -> None:
+    """Serve ``app`` until interrupted, after printing the address and QR code."""
+    server = make_server(app, settings, host, port)
+    bound_port = server.effective_port
+    url = dashboard_url(settings.host if host is None else host, bound_port)
+    app.config["DASHBOARD_URL"] = url
+    print_banner(url, pin)
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()

@@ -1,0 +1,55 @@
+// The latest camera picture with each die's outline and what was read, updated live.
+"use strict";
+(function () {
+  const SVG = "http://www.w3.org/2000/svg";
+
+  function draw(reading) {
+    const wrap = document.getElementById("picture-wrap");
+    const none = document.getElementById("no-picture");
+    const overlay = document.getElementById("overlay");
+    const list = document.getElementById("reading");
+    if (!reading) { wrap.hidden = true; none.hidden = false; return; }
+    wrap.hidden = false; none.hidden = true;
+    const size = reading.frame_size || [1, 1];
+    overlay.setAttribute("viewBox", "0 0 " + size[0] + " " + size[1]);
+    overlay.replaceChildren();
+    list.replaceChildren();
+    (reading.dice || []).forEach(function (die, i) {
+      const region = die.region || {};
+      const unsure = die.uncertain || die.value === null;
+      const colour = unsure ? "#ff6b6b" : "#4cc38a";
+      if (region.corners && region.corners.length) {
+        const poly = document.createElementNS(SVG, "polygon");
+        poly.setAttribute("points", region.corners.map(function (p) { return p[0] + "," + p[1]; }).join(" "));
+        poly.setAttribute("fill", "none");
+        poly.setAttribute("stroke", colour);
+        poly.setAttribute("stroke-width", Math.max(2, size[0] / 300));
+        overlay.append(poly);
+      }
+      if (region.center) {
+        const label = document.createElementNS(SVG, "text");
+        label.setAttribute("x", region.center[0]);
+        label.setAttribute("y", region.center[1] - (region.size || 20) * 0.7);
+        label.setAttribute("fill", colour);
+        label.setAttribute("font-size", Math.max(14, size[0] / 30));
+        label.setAttribute("text-anchor", "middle");
+        label.textContent = die.value === null ? "?" : String(die.value);
+        overlay.append(label);
+      }
+      list.append(DC.el("li", { class: unsure ? "error" : "" },
+        "#" + (i + 1) + ": " + (die.value === null ? "?" : die.value) +
+        " (" + Math.round((die.confidence || 0) * 100) + " %)" + (unsure ? " · " + DC.t("camera_unsure") : "")));
+    });
+  }
+
+  async function load() {
+    const response = await fetch("/camera/latest.json", { headers: { Accept: "application/json" } });
+    if (!response.ok) return;
+    const data = await response.json();
+    if (data.reading) document.getElementById("picture").src = "/camera/latest.jpg?t=" + Date.now();
+    draw(data.reading);
+  }
+
+  DC.onPicture = load;
+  document.addEventListener("DOMContentLoaded", load);
+})();

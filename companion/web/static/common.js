@@ -1,0 +1,169 @@
+// Dice Companion pages: live updates over SSE, posting with the CSRF token, shared drawing.
+// Pages hold no rules: everything shown comes from the engine's view in the snapshot.
+"use strict";
+(function () {
+  const boot = JSON.parse(document.getElementById("boot").textContent);
+  const DC = (window.DC = {
+    gameId: boot.game_id,
+    csrf: boot.csrf,
+    lang: boot.lang,
+    snap: boot.snapshot,
+    unlocked: boot.unlocked,
+    catalogue: boot.catalogue || {},
+    renderers: [],
+    live: false,
+  });
+
+  DC.t = function (key, fields) {
+    let text = DC.catalogue[key] || key;
+    for (const [k, v] of Object.entries(fields || {})) text = text.split("{" + k + "}").join(v);
+    return text;
+  };
+
+  DC.el = function (tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === null || v === undefined || v === false) continue;
+      if (k === "class") node.className = v;
+      else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+      else if (k === "text") node.textContent = v;
+      else node.setAttribute(k, v === true ? "" : v);
+    }
+    for (const c of children.flat()) {
+      if (c === null || c === undefined || c === false) continue;
+      node.append(c instanceof Node ? c : document.createTextNode(String(c)));
+    }
+    return node;
+  };
+
+  DC.status = function (message, isError) {
+    const box = document.getElementById("status");
+    if (!box) return;
+    box.textContent = message || "";
+    box.className = "status" + (message && isError ? " error" : "");
+  };
+
+  // POST with the CSRF token; the server answers JSON (a snapshot, or {error}).
+  DC.post = async function (url, body) {
+    const headers = { "X-CSRF-Token": DC.csrf, Accept: "application/json" };
+    let payload = body;
+    if (body && !(body instanceof FormData)) {
+      headers["Content-Type"] = "application/json";
+      payload = JSON.stringify(body);
+    }
+    let response;
+    try {
+      response = await fetch(url, { method: "POST", headers, body: payload, credentials: "same-origin" });
+    } catch (err) {
+      DC.status(DC.t("js_offline"), true);
+      return null;
+    }
+    let data = null;
+    try { data = await response.json(); } catch (err) { data = null; }
+    if (!response.ok) {
+      DC.status((data && data.error) || DC.t("js_failed", { status: response.status }), true);
+      return null;
+    }
+    DC.status("");
+    if (data && data.snapshot) DC.show(data.snapshot, data.unlocked);
+    return data;
+  };
+
+  DC.action = function (action) {
+    return DC.post("/games/" + DC.gameId + "/actions", action);
+  };
+
+  DC.show = function (snap, unlocked) {
+    if (DC.snap && snap.version < DC.snap.version) return; // an older answer arrived late
+    DC.snap = snap;
+    if (unlocked !== undefined) DC.unlocked = unlocked;
+    document.body.dataset.version = snap.version;
+    for (const render of DC.renderers) render(snap, DC.unlocked);
+  };
+
+  DC.refresh = async function () {
+    if (DC.gameId === null || DC.gameId === undefined) return;
+    try {
+      const response = await fetch("/games/" + DC.gameId + "/snapshot.json", { headers: { Accept: "application/json" } });
+      if (!response.ok) return;
+      const data = await response.json();
+      DC.show(data.snapshot, data.unlocked);
+    } catch (err) { /* offline for a moment: the stream's reconnect will catch up */ }
+  };
+
+  DC.formatTime = function (seconds) {
+    if (typeof seconds !== "number") return "";
+    return new Date(seconds * 1000).toLocaleTimeString(DC.lang === "de" ? "de-DE" : "en-GB",
+      { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+  };
+
+  DC.onPicture = function () {};
+
+  function setLive(on) {
+    DC.live = on;
+    const dot = document.getElementById("live-dot");
+    if (dot) {
+      dot.classList.toggle("on", on);
+      dot.title = on ? DC.t("js_live") : DC.t("js_reconnecting");
+    }
+  }
+
+  // The browser's EventSource reconnects by itself and sends Last-Event-ID; the server
+  // answers with a catch-up message when the game moved on, so nothing is reloaded.
+  function connect() {
+    const query = DC.gameId === null || DC.gameId === undefined ? "" : "?game=" + DC.gameId;
+    const source = new EventSource("/events" + query);
+    let polling = null;
+    source.onopen = function () { setLive(true); };
+    source.onmessage = function (event) {
+      let notice;
+      try { notice = JSON.parse(event.data); } catch (err) { return; }
+      if (notice.kind === "picture") { DC.onPicture(notice); return; }
+      if (DC.gameId === null || DC.gameId === undefined) { DC.onNotice && DC.onNotice(notice); return; }
+      if (notice.game_id === DC.gameId && (!DC.snap || notice.version !== DC.snap.version)) DC.refresh();
+    };
+    source.onerror = function () {
+      setLive(false);
+      if (source.readyState === EventSource.CLOSED) {
+        // Refused (all live slots busy) or the server is gone: poll, and try again later.
+        if (!polling) polling = setInterval(DC.refresh, 3000);
+        setTimeout(function () { clearInterval(polling); connect(); }, 20000);
+      }
+    };
+    DC.source = source;
+  }
+
+  // History list (game page shows the latest few, the history page all of them).
+  DC.renderHistory = function (snap, limit) {
+    const list = document.getElementById("history");
+    if (!list) return;
+    const entries = (snap.history || []).slice().reverse();
+    const shown = limit ? entries.slice(0, limit) : entries;
+    list.replaceChildren(...shown.map(function (entry) {
+      let what = entry.text || JSON.stringify(entry.action);
+      if (entry.kind === "undo") what = DC.t("js_undo_of", { n: entry.target });
+      else if (entry.kind === "correct") what = DC.t("js_correct_of", { n: entry.target }) + ": " + what;
+      const marks = [];
+      if (entry.undone) marks.push(DC.t("js_undone"));
+      if (entry.corrected) marks.push(DC.t("js_corrected"));
+      const li = DC.el("li", { "data-version": entry.version },
+        DC.el("span", { class: "muted small" }, "#" + entry.version + " " + DC.formatTime(entry.time) + " · " + (entry.who || "")),
+        " ",
+        DC.el("span", { class: entry.undone ? "undone" : "" }, what),
+        marks.length ? DC.el("span", { class: "tag" }, marks.join(", ")) : null);
+      if (DC.unlocked && !limit && entry.kind === "action" && !entry.undone && DC.editAction) {
+        li.append(" ", DC.el("button", { type: "button", class: "small", onclick: function () { DC.editAction(entry); } }, DC.t("js_correct")));
+      }
+      return li;
+    }));
+  };
+
+  document.addEventListener("DOMContentLoaded", function () {
+    const undo = document.getElementById("undo");
+    if (undo) undo.addEventListener("click", function () {
+      if (window.confirm(DC.t("js_confirm_undo"))) DC.post("/games/" + DC.gameId + "/undo");
+    });
+    if (DC.snap) DC.show(DC.snap, DC.unlocked);
+    if (document.body.dataset.live === "1") connect();
+  });
+})();

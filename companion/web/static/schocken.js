@@ -1,0 +1,149 @@
+// Schocken: Deckel in the middle and per player, this round's ranked throws, the entry panel.
+// The ranking, the Deckel a loser would receive and every limit come from the engine's view.
+"use strict";
+(function () {
+  const PIPS = ["", "⚀", "⚁", "⚂", "⚃", "⚄", "⚅"];
+  const el = DC.el, t = DC.t;
+  const pick = { dice: [], throws: null, hand: false, turned: 0 };
+
+  function lids(n) {
+    const row = el("div", { class: "lids", "aria-label": t("sch_deckel_n", { n: n }) });
+    for (let i = 0; i < n; i++) row.append(el("span", { class: "lid" }));
+    return row;
+  }
+
+  function partName(half) { return half === "finale" ? t("sch_finale") : t("sch_half_n", { n: half }); }
+
+  function throwLine(e) {
+    if (e.hidden) return el("li", { class: "muted", "data-player": e.player }, e.player + ": " + t("sch_hidden", { n: e.throws }));
+    const hand = e.hand && e.hand_matters;
+    return el("li", { "data-player": e.player, "data-class": e.class },
+      el("strong", {}, e.player), " ",
+      el("span", { class: "dice" }, e.dice.map(function (d) { return PIPS[d]; }).join("")), " ",
+      el("span", {}, classLabel(e)), hand ? el("span", { class: "hand", title: t("sch_handschock") }, " ✋") : null,
+      el("span", { class: "muted small" }, " · " + t("sch_throws_used", { n: e.throws }) + " · " + t("sch_sets_deckel", { n: e.deckel })));
+  }
+
+  function classLabel(e) {
+    if (e.class === "normal") return e.text;
+    return t("sch_class_" + e.class, { label: e.label });
+  }
+
+  function render(snap, unlocked) {
+    const v = snap.view, st = snap.standings;
+    const root = document.getElementById("view");
+    const top = el("div", { class: "panel" },
+      el("div", { class: "row" }, el("strong", { id: "half" }, partName(v.half)),
+        el("span", { class: "muted" }, t("sch_round_n", { n: v.round })),
+        el("span", { class: "tag" }, t("sch_phase_" + v.phase))),
+      el("div", { class: "verdict", id: "turn" }, turnText(v)),
+      v.half_losers.length ? el("div", { class: "small" }, t("sch_half_losers", { names: v.half_losers.join(", ") })) : null,
+      v.warnings.map(function (w) { return el("p", { class: "error small" }, w); }));
+    const middle = el("div", { class: "panel middle" }, el("div", { class: "muted" }, t("sch_middle")),
+      el("div", { class: "count", id: "middle" }, String(v.middle)), lids(v.middle));
+    const players = el("div", { class: "players" }, v.players.map(function (p) {
+      const cls = "player" + (p.name === v.to_throw || p.name === v.awaiting_reveal ? " turn" : "") + (p.in_half ? "" : " out");
+      return el("div", { class: cls, "data-player": p.name },
+        el("div", { class: "name" }, p.name, p.name === v.starter ? " ▶" : ""),
+        el("div", { class: "deckel" }, String(p.deckel)), lids(p.deckel),
+        el("div", { class: "muted small" }, !p.in_half ? t("sch_out") : p.thrown ? t("sch_thrown") : p.active ? t("sch_waiting") : ""));
+    }));
+    const ranked = el("div", { class: "panel" }, el("h2", {}, t("sch_this_round")),
+      v.throws.length ? el("ol", { class: "throws", id: "throws" }, v.throws.map(throwLine)) : el("p", { class: "muted" }, t("sch_no_throws")),
+      v.would_receive ? el("p", { class: "verdict", id: "would-receive" }, receiveText(v.would_receive)) : null);
+    const last = v.last_round ? el("div", { class: "panel small", id: "last-round" }, el("h2", {}, t("sch_last_round")),
+      el("p", {}, t("sch_last_loser", { name: v.last_round.loser, n: v.last_round.deckel, from: fromText(v.last_round.from) })),
+      el("ol", { class: "throws" }, v.last_round.ranking.map(throwLine))) : null;
+    root.replaceChildren(top, middle, players, ranked, last, stats(st));
+    const over = document.getElementById("over");
+    over.hidden = !v.over;
+    if (v.over) over.replaceChildren(el("h2", {}, t("game_over")), el("p", { class: "verdict" },
+      t(v.durchmarsch ? "sch_lost_durchmarsch" : "sch_lost_game", { name: v.game_loser })));
+    const entry = document.getElementById("entry");
+    if (entry && unlocked) renderEntry(entry, v);
+  }
+
+  function turnText(v) {
+    if (v.over) return t("sch_lost_game", { name: v.game_loser });
+    if (v.awaiting_reveal) return t("sch_reveal", { name: v.awaiting_reveal });
+    if (v.throw_limit === null) return t("sch_starts", { name: v.to_throw });
+    return t("sch_may_throw", { name: v.to_throw, n: v.throw_limit });
+  }
+
+  function fromText(from) {
+    if (from === "middle") return t("sch_from_middle");
+    if (from === "everyone") return t("sch_from_everyone");
+    return t("sch_from_player", { name: from });
+  }
+
+  function receiveText(w) {
+    if (w.schock_aus) return t("sch_would_lose_half", { name: w.player });
+    return t("sch_would_receive", { name: w.player, n: w.deckel, from: fromText(w.from) });
+  }
+
+  function stats(st) {
+    const keys = ["halves_lost", "deckel_received", "rounds_lost", "schock_aus", "schocks", "handschocks", "generals", "strassen"];
+    const table = el("table", { class: "sheet small", id: "stats" },
+      el("tr", {}, el("th", {}, ""), keys.map(function (k) { return el("th", { title: t("stat_" + k) }, t("stat_short_" + k)); })),
+      st.players.map(function (p) {
+        const s = st.statistics[p];
+        return el("tr", {}, el("td", {}, p), keys.map(function (k) { return el("td", {}, String(s[k])); }));
+      }));
+    const tab = st.tab ? el("p", { class: "small" }, t("sch_tab") + ": " + Object.entries(st.tab.totals).map(function (e) { return e[0] + " " + e[1] + " " + st.tab.unit; }).join(", ")) : null;
+    return el("details", { class: "panel" }, el("summary", {}, t("sch_statistics")), table,
+      el("p", { class: "muted small" }, keys.map(function (k) { return t("stat_short_" + k) + " = " + t("stat_" + k); }).join(" · ")), tab);
+  }
+
+  function renderEntry(entry, v) {
+    if (v.over) { entry.replaceChildren(el("p", { class: "muted" }, t("game_over"))); return; }
+    const revealing = !!v.awaiting_reveal;
+    const player = v.awaiting_reveal || v.to_throw;
+    const maxThrows = revealing ? 3 : v.throws_left;
+    if (pick.throws === null || pick.throws > maxThrows) pick.throws = maxThrows === 1 ? 1 : null;
+    const shown = el("div", { class: "dice", id: "picked" });
+    const send = el("button", { type: "button", class: "primary", id: "throw-send" }, t(revealing ? "sch_reveal_send" : "sch_record"));
+    const hidden = (!revealing && v.throw_limit === null)
+      ? el("button", { type: "button", id: "throw-hidden", onclick: function () { submit(true); } }, t("sch_hidden_send")) : null;
+    const throwButtons = revealing ? null : el("div", { class: "row" }, el("span", {}, t("sch_throws_label")),
+      [1, 2, 3].map(function (n) {
+        return el("button", { type: "button", class: "die-btn" + (pick.throws === n ? " selected" : ""), "data-throws": n, disabled: n > maxThrows,
+          onclick: function () { pick.throws = n; if (n === 1) pick.hand = true; renderEntry(entry, v); } }, String(n));
+      }));
+    const handBox = el("label", { class: "row" }, el("input", { type: "checkbox", id: "hand", checked: pick.hand || pick.throws === 1,
+      onchange: function (ev) { pick.hand = ev.target.checked; } }), t("sch_hand_label"));
+    const turned = snapRules().turn_sixes ? el("label", {}, t("sch_turned_label"), " ",
+      el("select", { id: "turned", onchange: function (ev) { pick.turned = Number(ev.target.value); } },
+        [0, 1, 2].map(function (n) { return el("option", { value: n, selected: pick.turned === n }, String(n)); }))) : null;
+    function update() {
+      shown.textContent = pick.dice.length ? pick.dice.map(function (d) { return PIPS[d]; }).join(" ") : t("sch_tap_dice");
+      send.disabled = pick.dice.length !== 3 || (!revealing && pick.throws === null);
+      if (hidden) hidden.disabled = pick.throws !== 3;
+    }
+    const pad = el("div", { class: "row" }, [1, 2, 3, 4, 5, 6].map(function (d) {
+      return el("button", { type: "button", class: "die-btn", "data-die": d, "aria-label": String(d),
+        onclick: function () { if (pick.dice.length < 3) { pick.dice.push(d); update(); } } }, PIPS[d]);
+    }), el("button", { type: "button", onclick: function () { pick.dice = []; update(); } }, t("clear")));
+    function submit(asHidden) {
+      const data = new FormData();
+      if (asHidden) { data.append("hidden", "1"); data.append("throws", "3"); }
+      else {
+        pick.dice.forEach(function (d, i) { data.append("d" + (i + 1), d); });
+        if (!revealing) data.append("throws", pick.throws);
+        if (document.getElementById("hand").checked) data.append("hand", "1");
+        data.append("turned", pick.turned);
+      }
+      DC.post("/games/" + DC.gameId + "/schocken/throw", data).then(function (done) {
+        if (done) { pick.dice = []; pick.throws = null; pick.hand = false; pick.turned = 0; }
+      });
+    }
+    send.onclick = function () { submit(false); };
+    entry.replaceChildren(
+      el("p", { class: "verdict" }, revealing ? t("sch_reveal", { name: player }) : t("sch_enter_for", { name: player, n: maxThrows })),
+      pad, shown, throwButtons, handBox, turned, el("p", { class: "row" }, send, hidden));
+    update();
+  }
+
+  function snapRules() { return (DC.snap && DC.snap.view && DC.snap.view.rules) || {}; }
+
+  DC.renderers.push(render);
+})();

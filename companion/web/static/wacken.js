@@ -1,0 +1,92 @@
+// Kacken auf Wacken: the wristband tally and the Abrocken calculator, shown as arithmetic.
+// Every product is worked out by the engine (the preview asks it without storing).
+"use strict";
+(function () {
+  const el = DC.el, t = DC.t;
+  let form = null;
+
+  function arithmetic(r) {
+    return el("div", { class: "calc" },
+      el("div", {}, t("wk_gig", { band: r.band }), " ", el("span", { class: "eq" }, t("wk_gig_formula", { songs: r.songs_on_stage, beers: r.beers, gig: r.gigfaktor }))),
+      el("table", { class: "sheet" },
+        el("tr", {}, el("th", {}, ""), el("th", {}, t("wk_fanfaktor")), el("th", {}, t("wk_bands"))),
+        r.fans.map(function (f) {
+          return el("tr", { "data-player": f.player }, el("td", {}, f.player),
+            el("td", {}, t("wk_fan_formula", { cards: f.cards, songs: f.songs, fan: f.fanfaktor })),
+            el("td", { class: "eq" }, f.wristbands_formula));
+        })));
+  }
+
+  function render(snap, unlocked) {
+    const v = snap.view;
+    const root = document.getElementById("view");
+    const top = Math.max.apply(null, v.tally.map(function (p) { return p.wristbands; }));
+    const tally = el("div", { class: "panel" }, el("h2", {}, t("wk_tally")),
+      el("table", { class: "sheet tally", id: "tally" }, v.tally.map(function (p) {
+        return el("tr", { "data-player": p.name }, el("td", {}, p.name, p.wristbands === top && top > 0 ? " 🤘" : ""), el("td", { class: "n" }, String(p.wristbands)));
+      })));
+    const last = v.last_abrocken ? el("div", { class: "panel", id: "last-abrocken" }, el("h2", {}, t("wk_last")), arithmetic(v.last_abrocken)) : null;
+    root.replaceChildren(tally, last);
+    const over = document.getElementById("over");
+    over.hidden = !v.over;
+    if (v.over) over.replaceChildren(el("h2", {}, t("game_over")), el("p", { class: "verdict" }, t("wk_winners", { names: snap.standings.winners.join(", ") })));
+    const entry = document.getElementById("entry");
+    if (entry && unlocked && !form) buildForm(entry, snap);
+    if (entry && unlocked && v.over) entry.replaceChildren(el("p", { class: "muted" }, t("game_over")));
+  }
+
+  function fields() {
+    const data = new FormData(form);
+    return data;
+  }
+
+  async function preview() {
+    const out = document.getElementById("preview");
+    const response = await fetch("/games/" + DC.gameId + "/wacken/preview", {
+      method: "POST", body: fields(), headers: { "X-CSRF-Token": DC.csrf, Accept: "application/json" } });
+    const data = await response.json().catch(function () { return null; });
+    if (!response.ok) { out.replaceChildren(el("p", { class: "muted" }, (data && data.error) || "")); return; }
+    out.replaceChildren(arithmetic(data.result));
+  }
+
+  function num(name, value) {
+    return el("input", { name: name, type: "number", inputmode: "numeric", min: 0, max: 99, value: value, style: "width:4.2em", oninput: preview });
+  }
+
+  function buildForm(entry, snap) {
+    const players = snap.setup.players;
+    form = el("form", { id: "abrocken-form", onsubmit: function (ev) { ev.preventDefault(); } },
+      el("label", {}, t("wk_band")), el("input", { name: "band", id: "band", required: true, maxlength: 40, oninput: preview }),
+      el("label", {}, t("wk_songs_on_stage")), num("songs_on_stage", 1),
+      el("label", {}, t("wk_initiator")),
+      el("select", { name: "initiator", id: "initiator", onchange: preview }, players.map(function (p) { return el("option", { value: p }, p); })),
+      el("table", { class: "sheet" },
+        el("tr", {}, el("th", {}, t("wk_joins")), el("th", {}, t("wk_beers")), el("th", {}, t("wk_cards")), el("th", {}, t("wk_songs"))),
+        players.map(function (p, i) {
+          return el("tr", {}, el("td", {}, el("label", { class: "row", style: "margin:0" }, el("input", { type: "checkbox", name: "join_" + i, value: "1", id: "join-" + i, onchange: preview }), p)),
+            el("td", {}, num("beers_" + i, 1)), el("td", {}, num("cards_" + i, 1)), el("td", {}, num("songs_" + i, 0)));
+        })),
+      el("div", { id: "preview", class: "panel" }),
+      el("p", { class: "row" },
+        el("button", { type: "button", class: "primary", id: "abrocken-send", onclick: function () { send("abrocken"); } }, t("wk_record")),
+        el("button", { type: "button", id: "abrocken-cancel", onclick: function () { send("cancel"); } }, t("wk_cancelled"))),
+      el("p", { class: "row" }, el("span", {}, t("wk_end")),
+        el("button", { type: "button", onclick: function () { end("rock_deck_empty"); } }, t("wk_end_rock")),
+        el("button", { type: "button", onclick: function () { end("on_stage_deck_empty"); } }, t("wk_end_stage"))));
+    entry.replaceChildren(form);
+  }
+
+  async function send(path) {
+    const done = await DC.post("/games/" + DC.gameId + "/wacken/" + path, fields());
+    if (done) { form.reset(); document.getElementById("preview").replaceChildren(); }
+  }
+
+  function end(reason) {
+    if (!window.confirm(t("wk_end_confirm"))) return;
+    const data = new FormData();
+    data.append("reason", reason);
+    DC.post("/games/" + DC.gameId + "/wacken/end", data);
+  }
+
+  DC.renderers.push(render);
+})();

@@ -1,0 +1,82 @@
+"""Fixtures for the dashboard tests: a real Table over a SQLite file in tmp_path.
+
+Flaskr-style ``app``/``client`` fixtures; helpers to create games and to get a
+CSRF token and the scorekeeper unlock the way a browser does.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from companion.config import Settings
+from companion.store import Store
+from companion.table import Table
+from companion.web import create_app
+
+PIN = "4711"
+TEST_CONFIG = {
+    "TESTING": True,
+    # Short waits keep the stream tests fast; the framing is the same.
+    "SSE_POLL_SECONDS": 0.05,
+    "SSE_HEARTBEAT_SECONDS": 0.3,
+}
+
+SCHOCKEN_SETUP = {"players": ["Anna", "Ben", "Cem"], "starter": "Anna"}
+BOCK_SETUP = {"players": [{"name": "Rita", "colour": "red"}, {"name": "Bo", "colour": "blue"}],
+              "youngest": "Rita"}
+WACKEN_SETUP = {"players": ["Ozzy", "Lemmy", "Doro"]}
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> Iterator[Table]:
+    """A Table over a fresh SQLite file; a ticking clock; cheap PIN hashing for speed."""
+    ticks = itertools.count(1_700_000_000)
+    store = Store(tmp_path / "companion.sqlite3")
+    tbl = Table(store, clock=lambda: float(next(ticks)), pin_iterations=1000)
+    yield tbl
+    tbl.close()
+    store.close()
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    """Settings with the data dir in tmp_path (the secret key is written there)."""
+    return Settings(data_dir=tmp_path / "data", language="de", threads=8)
+
+
+@pytest.fixture
+def app(table: Table, settings: Settings) -> Flask:
+    """The dashboard app over the test table."""
+    return create_app(table, settings, TEST_CONFIG)
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    """A browser without PIN."""
+    return app.test_client()
+
+
+def csrf(client: FlaskClient) -> str:
+    """The client's CSRF token, as a page would hand it out."""
+    with client.session_transaction() as session:
+        token = session.setdefault("csrf_token", "test-token-" + "x" * 20)
+    return token
+
+
+def unlock(client: FlaskClient, game_id: int, pin: str = PIN) -> None:
+    """Enter the PIN through the real unlock route."""
+    response = client.post(f"/games/{game_id}/unlock",
+                           data={"pin": pin, "who": "Kim", "csrf_token": csrf(client)})
+    assert response.status_code == 302, response.get_data(as_text=True)
+
+
+def post(client: FlaskClient, url: str, **kwargs) -> object:
+    """POST with the CSRF header and a JSON answer, as the page's script does."""
+    headers = {"X-CSRF-Token": csrf(client), "Accept": "application/json"}
+    return client.post(url, headers=headers, **kwargs)
