@@ -460,6 +460,103 @@ def view(state: State) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------
+# The stages: Faster (left), Harder (middle), Louder (right) and backstage
+
+STAGES = ("faster", "harder", "louder")
+
+
+@dataclass(frozen=True)
+class Stages:
+    """Which band plays on each stage (None: empty) and which band waits backstage."""
+
+    faster: str | None = None
+    harder: str | None = None
+    louder: str | None = None
+    backstage: str | None = None
+
+    def __post_init__(self) -> None:
+        bands = [b for b in (*self.playing(), self.backstage) if b is not None]
+        for band in bands:
+            _text(band, "band")
+        if len(set(bands)) != len(bands):
+            raise IllegalAction(f"a band can be in one place only: {', '.join(bands)}")
+
+    def playing(self) -> tuple[str | None, ...]:
+        """The bands on Faster, Harder and Louder, left to right."""
+        return (self.faster, self.harder, self.louder)
+
+    def stage_of(self, band: str) -> str:
+        """The stage ``band`` plays on; :class:`IllegalAction` when it is not on one."""
+        for stage in STAGES:
+            if getattr(self, stage) == band:
+                return stage
+        raise IllegalAction(f"{band} is not on a stage; on stage: {self._listing()}")
+
+    def _listing(self) -> str:
+        return ", ".join(f"{s} {getattr(self, s) or '(empty)'}" for s in STAGES)
+
+
+def _stage_name(stage: str) -> str:
+    if stage not in STAGES:
+        raise ParseError(f"unknown stage {stage!r}; the stages are {', '.join(STAGES)}")
+    return stage
+
+
+def running_order_stage(stages: Stages, named: str, below: str) -> str | None:
+    """The stage a Running-Order card clears, or None when every stage is empty.
+
+    The card names a stage and prints a second one below it: the named stage
+    is cleared; if it is empty, the one below; if that is empty too, the last
+    stage left.
+    """
+    named, below = _stage_name(named), _stage_name(below)
+    if named == below:
+        raise ParseError(f"a Running-Order card prints two different stages, not {named} twice")
+    last = next(s for s in STAGES if s not in (named, below))
+    for stage in (named, below, last):
+        if getattr(stages, stage) is not None:
+            return stage
+    return None
+
+
+def clear_stage(stages: Stages, stage: str) -> Stages:
+    """The band on ``stage`` leaves; a band waiting backstage takes the freed stage."""
+    stage = _stage_name(stage)
+    if getattr(stages, stage) is None:
+        raise IllegalAction(f"the {stage} stage is empty already; nothing to clear")
+    return replace(stages, **{stage: stages.backstage, "backstage": None})
+
+
+def running_order(stages: Stages, named: str, below: str) -> tuple[Stages, str | None]:
+    """Carry out a Running-Order card: the new stages and the stage cleared (None if none)."""
+    stage = running_order_stage(stages, named, below)
+    return (stages, None) if stage is None else (clear_stage(stages, stage), stage)
+
+
+def band_arrives(stages: Stages, band: str) -> Stages:
+    """A newly drawn band takes the leftmost empty stage, else waits backstage.
+
+    Raises :class:`IllegalAction` when every stage is taken and a band already
+    waits backstage: the table stops drawing On-Stage cards at the fourth band.
+    """
+    for stage in STAGES:
+        if getattr(stages, stage) == band:
+            raise IllegalAction(
+                f"{band} plays on the {stage} stage already; another of its On-Stage cards "
+                "adds a song there"
+            )
+    for stage in STAGES:
+        if getattr(stages, stage) is None:
+            return replace(stages, **{stage: band})
+    if stages.backstage is not None:
+        raise IllegalAction(
+            f"{stages.backstage} already waits backstage; {band} cannot arrive until a stage "
+            "is cleared"
+        )
+    return replace(stages, backstage=band)
+
+
+# ---------------------------------------------------------------------------
 # Parsing helpers
 
 
