@@ -16,7 +16,7 @@ from typing import Any
 from companion.games import IllegalAction, ParseError, RuleError, RuleFlag, game_module
 
 NAME = "counter"
-RULE_FLAGS = (RuleFlag("limit", 10, (5, 10, 20), "Count to reach.", "Zielzahl."),)
+RULE_FLAGS = (RuleFlag("limit", 10, (5, 10, 20, 1000), "Count to reach.", "Zielzahl."),)
 
 
 @dataclass(frozen=True)
@@ -32,8 +32,8 @@ class Rules:
         if unknown:
             raise RuleError(f"unknown flag {sorted(unknown)[0]!r}")
         limit = int(str(mapping.get("limit", 10)))
-        if limit not in (5, 10, 20):
-            raise RuleError(f"limit {limit} is not one of 5, 10, 20")
+        if limit not in (5, 10, 20, 1000):
+            raise RuleError(f"limit {limit} is not one of 5, 10, 20, 1000")
         return cls(limit)
 
     def to_dict(self) -> dict[str, int]:
