@@ -413,29 +413,39 @@ def standings(state: State) -> dict[str, Any]:
     }
 
 
-def describe(entry: Entry) -> dict[str, str]:
-    """A one-line account of a recorded action, in English and German."""
-    event = entry.event
+LANGUAGES = ("en", "de")
+
+
+def _language(language: str) -> int:
+    if language not in LANGUAGES:
+        raise ParseError(f"unknown language {language!r}; use one of: {', '.join(LANGUAGES)}")
+    return LANGUAGES.index(language)
+
+
+def describe(event: Event, language: str = "en") -> str:
+    """A one-line account of a recorded action, in English (``en``) or German (``de``).
+
+    A scored Abrocken is told with its arithmetic; one that breaks a rule
+    raises :class:`IllegalAction` (:func:`check_abrocken`).
+    """
+    de = _language(language) == 1
     if isinstance(event, GameEnd):
-        en, de = GAME_END_REASONS[event.reason]
-        return {"en": f"Game over: {en}.", "de": f"Spielende: {de}."}
+        reason = GAME_END_REASONS[event.reason][int(de)]
+        return f"Spielende: {reason}." if de else f"Game over: {reason}."
     if isinstance(event, AbrockenCancelled):
-        return {
-            "en": f"{event.initiator}'s Abrocken at {event.band} is off: a Kack card on the "
-            "beer run, nothing scored.",
-            "de": f"Abrocken von {event.initiator} bei {event.band} fällt aus: Kack-Karte am "
-            "Bierstand, keine Bändchen.",
-        }
-    result = entry.result
-    assert result is not None  # apply() stores a result with every scored Abrocken
+        if de:
+            return (f"Abrocken von {event.initiator} bei {event.band} fällt aus: Kack-Karte am "
+                    "Bierstand, keine Bändchen.")
+        return (f"{event.initiator}'s Abrocken at {event.band} is off: a Kack card on the "
+                "beer run, nothing scored.")
+    result = abrocken_result(event)
     shares = ", ".join(f"{f.player} {result.gigfaktor} × {f.fanfaktor} = {f.wristbands}"
                        for f in result.fans)
-    return {
-        "en": f"{event.initiator} rocks out at {result.band}: {result.songs_on_stage} songs × "
-        f"{result.beers} beers = {result.gigfaktor}; {shares}.",
-        "de": f"{event.initiator} rockt bei {result.band} ab: {result.songs_on_stage} Songs × "
-        f"{result.beers} Bier = {result.gigfaktor}; {shares}.",
-    }
+    if de:
+        return (f"{event.initiator} rockt bei {result.band} ab: {result.songs_on_stage} Songs × "
+                f"{result.beers} Bier = {result.gigfaktor}; {shares}.")
+    return (f"{event.initiator} rocks out at {result.band}: {result.songs_on_stage} songs × "
+            f"{result.beers} beers = {result.gigfaktor}; {shares}.")
 
 
 def view(state: State) -> dict[str, Any]:
@@ -452,7 +462,11 @@ def view(state: State) -> dict[str, Any]:
         "leaders": _leaders(state),
         "last_abrocken": None if last is None else last.to_dict(),
         "history": [
-            {"n": i, "action": event_to_dict(e.event)["action"], "text": describe(e)}
+            {
+                "n": i,
+                "action": event_to_dict(e.event)["action"],
+                "text": {lang: describe(e.event, lang) for lang in LANGUAGES},
+            }
             for i, e in enumerate(state.history, start=1)
         ],
         "rules": [],

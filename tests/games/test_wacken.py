@@ -135,6 +135,16 @@ def test_view_shows_tally_last_arithmetic_and_history():
     assert v["over"] and v["leaders"] == ["Ben"]
 
 
+def test_describe_tells_one_event_in_either_language():
+    # the session layer calls describe(event) for the history and the CSV export
+    assert wk.describe(GameEnd("on_stage_deck_empty")) == "Game over: the On-Stage deck is empty."
+    assert wk.describe(SEED_EXAMPLE, "de") == (
+        "Anna rockt bei AC/WC ab: 2 Songs × 3 Bier = 6; Anna 6 × 1 = 6, Ben 6 × 3 = 18."
+    )
+    with pytest.raises(ParseError, match="unknown language 'fr'"):
+        wk.describe(SEED_EXAMPLE, "fr")
+
+
 # --- setup, rules, parsing -------------------------------------------------------
 
 
