@@ -383,3 +383,19 @@ def test_view_shows_turn_dice_pending_roll_sheets_and_rules(mid_turn: rtb.State)
     assert v["rules"][0]["value"] == "dump" and v["rules"][0]["help_de"]
     assert v["standings"]["players"][0]["current"]["dice_left"] == 10
     assert v["standings"]["leaders"] == ["Anna", "Ben", "Cleo"] and v["standings"]["winners"] == []
+
+
+def test_describe_tells_rolls_and_choices_in_either_language():
+    roll = Roll.of("Anna", {"bock": 3, "wolf": 1, "goat_blue": 5, "goat_red": 1})
+    assert rtb.describe(roll) == "Anna rolls 1 wolf, 3 bocks, 1 red goat and 5 blue goats."
+    assert rtb.describe(roll, "de") == (
+        "Anna würfelt 1 Wolf, 3 Böcke, 1 rote Geiß und 5 blaue Geißen."
+    )
+    assert rtb.describe(Roll.of("Ben", {"wolf": 2})) == "Ben rolls 2 wolves."
+    assert rtb.describe(Choice("Anna", "wolf", "Ben")) == (
+        "Anna takes the wolves and gives them to Ben."
+    )
+    assert rtb.describe(Choice("Anna", "goat_green"), "de") == "Anna nimmt die grünen Geißen."
+    assert rtb.describe(Choice("Anna", "bock"), "de") == "Anna nimmt die Böcke."
+    with pytest.raises(ParseError, match="unknown language 'fr'"):
+        rtb.describe(roll, "fr")
