@@ -482,15 +482,15 @@ def _check_dice(state: State, player: str, throws: int, throw: Throw, turned: in
         raise IllegalAction(
             f"{player} turned sixes into 1s, but that is not allowed (rule turn_sixes=false)"
         )
+    if throws < 2:
+        raise IllegalAction(
+            f"{player} turned sixes into 1s but used only 1 throw: sixes may only be turned "
+            "while a throw remains"
+        )
     if throw.hand:
         raise IllegalAction(
             f"{player} turned sixes into 1s, so the throw cannot be from the hand: a turned "
             "die is kept aside"
-        )
-    if throws < 2:
-        raise IllegalAction(
-            f"{player} turned sixes into 1s with only {_times(throws)}: sixes may only be "
-            "turned while a throw remains"
         )
     if turned > throw.ones:
         raise IllegalAction(
