@@ -32,8 +32,8 @@ there are no blank lines).
 
 CSV export (:func:`format_csv`): one file a spreadsheet opens directly. First a
 header row and one row per entry (version, time as ISO 8601 UTC, who, action,
-details as compact JSON of the remaining fields, status such as ``undone`` or
-``corrected by 9``, and the engine's short text when it offers one). Then one
+details as compact JSON of the remaining fields, status such as ``undone by 7``
+or ``corrected by 9``, and the engine's short English text when it offers one). Then one
 empty row, then the standings block: a ``standings,key,value`` header and one
 row per leaf of ``standings(state)``, keys as dotted paths
 (``players.0.deckel``). Machines should read the JSON-lines export instead.
@@ -74,6 +74,7 @@ LOG_VERSION = 1
 UNDO = "undo"
 CORRECT = "correct"
 _RESERVED = (UNDO, CORRECT)
+TEXT_LANGUAGES = ("en", "de")
 
 
 class LogError(GameError):
@@ -180,16 +181,36 @@ def parse_action(module: ModuleType, payload: Mapping[str, Any]) -> Any:
         raise ParseError(f"cannot read action {dict(payload)!r}: {exc!r}") from None
 
 
-def describe(module: ModuleType, event: Any) -> str | None:
-    """The engine's short human text for ``event`` when it offers one (``describe``)."""
+def describe(module: ModuleType, event: Any) -> dict[str, str] | None:
+    """The engine's short human text for ``event`` by language, when it offers one.
+
+    Engines may offer ``describe(event, language)`` (``"en"``/``"de"``) giving a
+    str, or ``describe(event)`` giving a str (taken as English) or a
+    ``{language: text}`` dict. The text only decorates the history, so an engine
+    whose ``describe`` wants something else than an event simply gives none.
+    """
     text_of = getattr(module, "describe", None)
     if text_of is None:
         return None
+    texts: dict[str, str] = {}
     try:
-        text = text_of(event)
-    except (GameError, TypeError, ValueError):
+        for language in TEXT_LANGUAGES:
+            try:
+                text = text_of(event, language)
+            except TypeError:
+                text = text_of(event)
+                return _texts(text if not isinstance(text, str) else {"en": text})
+            texts.update(_texts({language: text}) or {})
+    except (GameError, AttributeError, KeyError, TypeError, ValueError):
         return None
-    return text if isinstance(text, str) else None
+    return texts or None
+
+
+def _texts(value: object) -> dict[str, str] | None:
+    if not isinstance(value, Mapping):
+        return None
+    texts = {str(k): v for k, v in value.items() if isinstance(v, str)}
+    return texts or None
 
 
 @dataclass(frozen=True)
@@ -319,7 +340,8 @@ class Fold:
 
         Keys: version, time, who, kind, action (the log line), undone,
         corrected, undone_by, corrected_by (versions), target (the version an
-        undo cancelled or a correction replaced), text (engine's short text).
+        undo cancelled or a correction replaced), text (the engine's short text
+        as ``{"en": ..., "de": ...}``, languages it has, or None).
         """
         undo_targets = {by: target for target, by in self.undone_by.items()}
         rows = []
@@ -350,7 +372,7 @@ class Fold:
             )
         return rows
 
-    def _text(self, payload: Mapping[str, Any]) -> str | None:
+    def _text(self, payload: Mapping[str, Any]) -> dict[str, str] | None:
         try:
             event = parse_action(self.module, payload)
         except GameError:
@@ -491,6 +513,12 @@ def _status(row: Mapping[str, Any]) -> str:
     return "; ".join(parts)
 
 
+def _english(texts: Mapping[str, str] | None) -> str:
+    if not texts:
+        return ""
+    return texts.get("en") or next(iter(texts.values()))
+
+
 def format_csv(fold: Fold) -> str:
     """The game as CSV: one row per entry, an empty row, then the standings block."""
     out = io.StringIO()
@@ -508,7 +536,7 @@ def format_csv(fold: Fold) -> str:
                 name,
                 details,
                 _status(row),
-                row["text"] or "",
+                _english(row["text"]),
             ]
         )
     writer.writerow([])

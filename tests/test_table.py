@@ -142,7 +142,7 @@ def test_submit_records_and_returns_a_json_able_snapshot(table, store):
             "undone_by": None,
             "corrected_by": [],
             "target": None,
-            "text": "Anna adds 2",
+            "text": {"en": "Anna adds 2"},
         }
     ]
     assert [e.to_dict() for e in store.entries(game_id)] == [add("Anna", 2)]
