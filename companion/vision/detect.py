@@ -66,12 +66,16 @@ def foreground_score(lab: np.ndarray) -> np.ndarray:
     background = cv2.medianBlur(small, 7)
     background = cv2.resize(background, (w, h), interpolation=cv2.INTER_LINEAR)
     diff = lab.astype(np.float32) - background.astype(np.float32)
-    # Lightness changes more than colour under shadows and uneven light; weight it less.
-    diff[..., 0] *= 0.6
-    return cv2.sqrt((diff * diff).sum(axis=2))
+    # Shadows and uneven light change lightness by a fraction of the background's own
+    # lightness without adding colour: that much lightness change is not a die.
+    dead = background[..., 0].astype(np.float32) * 0.15
+    dl = np.maximum(np.abs(diff[..., 0]) - dead, 0)
+    return cv2.sqrt(dl * dl + diff[..., 1] ** 2 + diff[..., 2] ** 2)
 
 
-def foreground_mask(score: np.ndarray, options: FinderOptions, valid: np.ndarray | None) -> np.ndarray:
+def foreground_mask(
+    score: np.ndarray, options: FinderOptions, valid: np.ndarray | None
+) -> np.ndarray:
     """Binary (uint8 0/255) mask of the pixels that are not tray background."""
     sample = score[valid > 0] if valid is not None else score
     if sample.size == 0:
@@ -134,16 +138,32 @@ def estimate_die_size(mask: np.ndarray, min_die_px: float) -> float | None:
     """Median edge length of the blobs that look like one die each, or None."""
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     sides = []
+    # A die bigger than a fifth of the frame is a tray or a sheet of paper, not a die.
+    max_area = (min(mask.shape) * 0.2) ** 2
     for c in contours:
         area, aspect, fill = _squareness(c)
-        if area >= min_die_px**2 and _looks_single(area, aspect, fill):
+        if min_die_px**2 <= area <= max_area and _looks_single(area, aspect, fill):
             sides.append(math.sqrt(area))
     if not sides:
         return None
     sides.sort()
-    # Square clusters of four dice would pull the median up; the lower two thirds of the
-    # candidates are the single dice in any frame where most dice lie apart.
-    return float(np.median(sides[: max(1, (2 * len(sides) + 2) // 3)]))
+    # The upper part of the candidates: the round holes, specks and half-found white
+    # dice that also pass the shape test are smaller than real dice.
+    return float(np.percentile(sides, 70))
+
+
+def _remove_walls(mask: np.ndarray, length: int) -> np.ndarray:
+    """Remove long straight strips (tray walls and rims) from the mask; dice stay.
+
+    A strip survives an opening with a line ``length`` pixels long along it; a die, or a
+    short row of touching dice, does not. Walls that a die leans on are cut away under
+    the die, which only trims the die's blob.
+    """
+    length = max(length, 9)
+    horizontal = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((1, length), np.uint8))
+    vertical = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((length, 1), np.uint8))
+    walls = cv2.dilate(cv2.bitwise_or(horizontal, vertical), np.ones((3, 3), np.uint8))
+    return cv2.bitwise_and(mask, cv2.bitwise_not(walls))
 
 
 def _region_from_contour(contour: np.ndarray, scale: float, die: float) -> DieRegion:
@@ -175,31 +195,53 @@ def _clockwise(pts: np.ndarray, centre: tuple[float, float]) -> tuple[tuple[floa
     return tuple((float(x), float(y)) for x, y in ordered)
 
 
+def _part_quality(points: np.ndarray, die: float) -> float:
+    """How much a set of pixel coordinates looks like one die of edge ``die`` (0..1)."""
+    if len(points) < 5:
+        return 0.0
+    (_, _), (rw, rh), _ = cv2.minAreaRect(points.astype(np.float32))
+    rw, rh = rw + 1.0, rh + 1.0
+    area = float(len(points))
+    fill = min(1.0, area / (rw * rh))
+    aspect = max(rw, rh) / min(rw, rh)
+    size_fit = math.exp(-abs(math.log(math.sqrt(area) / die)) * 1.5)
+    return fill * min(1.0, 1.2 / aspect) ** 2 * size_fit
+
+
 def _split(blob: np.ndarray, die: float, offset: tuple[int, int]) -> list[np.ndarray]:
-    """Split one blob of touching dice into one contour per die (working pixels)."""
-    dist = cv2.distanceTransform(blob, cv2.DIST_L2, 5)
-    # A die's centre lies about half an edge from its border; touching dice meet at a
-    # neck where the distance drops. Peaks are maxima over a window a bit under one die.
-    win = max(3, int(die * 0.6) | 1)
-    local_max = cv2.dilate(dist, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (win, win)))
-    peaks = ((dist >= local_max - 1e-3) & (dist > die * 0.28)).astype(np.uint8)
-    n, markers = cv2.connectedComponents(peaks)
-    if n <= 2:
-        contours, _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        return [c + np.array(offset) for c in contours]
-    markers = markers.astype(np.int32)
-    markers[blob == 0] = -1
-    unknown = (blob > 0) & (peaks == 0)
-    markers[unknown] = 0
-    canvas = cv2.cvtColor(blob, cv2.COLOR_GRAY2BGR)
-    cv2.watershed(canvas, markers)
-    out = []
-    for label in range(1, n):
-        part = (markers == label).astype(np.uint8) * 255
-        contours, _ = cv2.findContours(part, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        if contours:
-            out.append(max(contours, key=cv2.contourArea) + np.array(offset))
-    return out
+    """Split one blob of touching dice into one point set per die (working pixels).
+
+    The number of dice is about the blob's area over one die's area; for the few counts
+    around that guess the pixels are clustered into compact groups, and the count whose
+    groups look most like single dice wins. A distance transform cannot do this: two dice
+    lying edge to edge form one ridge, not two peaks.
+    """
+    ys, xs = np.nonzero(blob)
+    points = np.column_stack([xs, ys]).astype(np.float32)
+    guess = len(points) / (die * die)
+    counts = sorted({max(1, int(round(guess * f))) for f in (0.8, 1.0, 1.25)})
+    step = max(1, len(points) // 1500)
+    sample = points[::step]
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
+    best: tuple[float, list[np.ndarray]] = (-1.0, [points])
+    rng_state = cv2.getRNGState() if hasattr(cv2, "getRNGState") else None
+    for k in counts:
+        if k == 1:
+            parts = [points]
+        else:
+            if len(sample) < k * 5:
+                continue
+            cv2.setRNGSeed(k)
+            _, _, centres = cv2.kmeans(sample, k, None, criteria, 2, cv2.KMEANS_PP_CENTERS)
+            d2 = ((points[:, None, :] - centres[None, :, :]) ** 2).sum(axis=2)
+            owner = d2.argmin(axis=1)
+            parts = [points[owner == i] for i in range(k)]
+        score = float(np.mean([_part_quality(p, die) for p in parts]))
+        if score > best[0]:
+            best = (score, parts)
+    del rng_state
+    off = np.array(offset, np.float32)
+    return [p + off for p in best[1]]
 
 
 def find_dice(
@@ -218,7 +260,9 @@ def find_dice(
     if scale < 1.0:
         work = cv2.resize(frame, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
         if valid is not None:
-            valid = cv2.resize(valid, (work.shape[1], work.shape[0]), interpolation=cv2.INTER_NEAREST)
+            valid = cv2.resize(
+                valid, (work.shape[1], work.shape[0]), interpolation=cv2.INTER_NEAREST
+            )
     else:
         work = frame
     lab = cv2.cvtColor(work, cv2.COLOR_BGR2Lab)
@@ -226,14 +270,20 @@ def find_dice(
     mask = foreground_mask(score, options, valid)
     hint = options.die_size * scale if options.die_size else None
     mask = _clean(mask, hint)
+    # Before the die size is known, only strips a quarter of the frame long count as
+    # walls; a tray rim would otherwise hide the dice inside it from the size estimate.
+    mask = _remove_walls(mask, int(min(mask.shape) * 0.25))
     die = hint or estimate_die_size(mask, options.min_die_px)
     if die is None:
         return []
     die_area = die * die
+    mask = _remove_walls(mask, int(die * 4))
     # An opening with a disc of half a die cuts dice loose from thin tray walls, rims and
     # from each other where they only touch at an edge; dice themselves survive it.
     k = max(3, int(die * 0.5) | 1)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    mask = cv2.morphologyEx(
+        mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    )
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     regions: list[DieRegion] = []
     for c in contours:
@@ -241,7 +291,7 @@ def find_dice(
         n_dice = area / die_area
         if n_dice < 0.3 or math.sqrt(area) < options.min_die_px:
             continue
-        if n_dice < 1.6 and _looks_single(area, aspect, fill):
+        if n_dice < 2.2 and _looks_single(area, aspect, fill):
             regions.append(_region_from_contour(c, scale, die))
             continue
         if n_dice > 40:
@@ -250,11 +300,9 @@ def find_dice(
         blob = np.zeros((h + 2, w + 2), np.uint8)
         cv2.drawContours(blob, [c - np.array([x - 1, y - 1])], -1, 255, thickness=cv2.FILLED)
         for part in _split(blob, die, (x - 1, y - 1)):
-            p_area, p_aspect, p_fill = _squareness(part)
-            if p_area / die_area < 0.3 or p_aspect > 1.8 or p_fill < 0.55:
+            if _part_quality(part, die) < 0.35:
                 continue
-            if p_area / die_area > 2.2:
-                continue
-            regions.append(_region_from_contour(part, scale, die))
+            hull = cv2.convexHull(part.astype(np.float32))
+            regions.append(_region_from_contour(hull, scale, die))
     regions.sort(key=lambda r: (round(r.center[1] / (die / scale)), r.center[0]))
     return regions

@@ -1,0 +1,82 @@
+"""``PipRecognizer``: one object that turns a frame into a ``Reading`` of pip dice."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from companion.vision.detect import FinderOptions, check_frame, find_dice
+from companion.vision.pips import read_pips
+from companion.vision.tray import TrayProfile
+from companion.vision.types import Die, Reading
+
+
+class PipRecognizer:
+    """Reads pip dice from frames; set up once per camera and profile, then called per frame.
+
+    With a ``TrayProfile`` the search is limited to the tray and starts from the known die
+    size; without one the whole frame is searched and the die size estimated per frame.
+    """
+
+    def __init__(self, profile: TrayProfile | None = None) -> None:
+        self.profile = profile
+        self._masks: dict[tuple[int, int], np.ndarray] = {}
+
+    def __repr__(self) -> str:
+        return f"PipRecognizer(profile={self.profile!r})"
+
+    def _valid(self, shape: tuple[int, ...]) -> np.ndarray | None:
+        if self.profile is None:
+            return None
+        key = (shape[0], shape[1])
+        if key not in self._masks:
+            self._masks[key] = self.profile.valid_mask(shape)
+        return self._masks[key]
+
+    def read(self, frame: np.ndarray) -> Reading:
+        """Find and read every die in a BGR frame; timings per stage in ``timings_ms``."""
+        check_frame(frame)
+        h, w = frame.shape[:2]
+        t0 = time.perf_counter()
+        options = FinderOptions()
+        if self.profile is not None and self.profile.die_size:
+            if (w, h) != self.profile.frame_size:
+                fx = w / self.profile.frame_size[0]
+            else:
+                fx = 1.0
+            options = FinderOptions(die_size=self.profile.die_size * fx)
+        regions = find_dice(frame, options, self._valid(frame.shape))
+        t1 = time.perf_counter()
+        dice = []
+        for region in regions:
+            pips = read_pips(frame, region)
+            if pips.value is None and not pips.pips:
+                # Die-shaped but without a single pip: a hole, a speck or a piece of rim.
+                continue
+            dice.append(
+                Die(
+                    region=region,
+                    value=pips.value,
+                    confidence=round(min(pips.confidence, region.confidence or 1.0), 3),
+                    uncertain=pips.uncertain,
+                )
+            )
+        t2 = time.perf_counter()
+        return Reading(
+            kind="pips",
+            dice=tuple(dice),
+            frame_size=(w, h),
+            timings_ms={
+                "detect": (t1 - t0) * 1000.0,
+                "pips": (t2 - t1) * 1000.0,
+                "total": (t2 - t0) * 1000.0,
+            },
+        )
+
+
+def load_recognizer(profile_path: str | None) -> PipRecognizer:
+    """A recognizer with the profile at ``profile_path`` (or none when it is None)."""
+    if profile_path is None:
+        return PipRecognizer()
+    return PipRecognizer(TrayProfile.load(profile_path))

@@ -1,0 +1,194 @@
+"""Tray calibration: where the tray floor is, how big a die is, what white looks like.
+
+A profile is made once per camera set-up (``companion calibrate tray``) and saved as JSON
+under ``calibration/`` (format in ``calibration/README.md``). Recognition then looks
+inside the tray only and starts from the known die size.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from companion.vision.detect import check_frame, find_dice
+from companion.vision.types import VisionError
+
+PROFILE_VERSION = 1
+
+
+class TrayProfileError(VisionError):
+    """A calibration profile that is missing, malformed or does not fit the frame."""
+
+
+@dataclass(frozen=True)
+class TrayProfile:
+    """One camera set-up: tray corners, die size and the floor's colour."""
+
+    frame_size: tuple[int, int]  # (width, height) the profile was made for
+    corners: tuple[tuple[float, float], ...]  # tray floor polygon, frame pixels, clockwise
+    die_size: float | None  # die edge in frame pixels, None when no die was in the frame
+    floor_bgr: tuple[float, float, float]  # mean colour of the empty floor
+    version: int = PROFILE_VERSION
+
+    def white_balance_gains(self) -> tuple[float, float, float]:
+        """Per-channel (B, G, R) gains that make the floor neutral grey."""
+        b, g, r = (max(v, 1.0) for v in self.floor_bgr)
+        grey = (b + g + r) / 3.0
+        return (grey / b, grey / g, grey / r)
+
+    def valid_mask(self, shape: tuple[int, ...]) -> np.ndarray:
+        """uint8 mask (255 inside the tray) for a frame of ``shape``, rescaled if needed."""
+        h, w = shape[:2]
+        sx, sy = w / self.frame_size[0], h / self.frame_size[1]
+        pts = np.array([[x * sx, y * sy] for x, y in self.corners], np.int32)
+        mask = np.zeros((h, w), np.uint8)
+        cv2.fillPoly(mask, [pts], 255)
+        return mask
+
+    def to_dict(self) -> dict:
+        """The JSON-ready form documented in ``calibration/README.md``."""
+        return {
+            "version": self.version,
+            "frame_size": list(self.frame_size),
+            "corners": [[round(x, 1), round(y, 1)] for x, y in self.corners],
+            "die_size": None if self.die_size is None else round(self.die_size, 2),
+            "floor_bgr": [round(v, 1) for v in self.floor_bgr],
+        }
+
+    @classmethod
+    def from_dict(cls, data: object) -> TrayProfile:
+        """Parse and validate a profile; raises ``TrayProfileError`` saying what is wrong."""
+        if not isinstance(data, dict):
+            raise TrayProfileError("a tray profile must be a JSON object")
+        version = data.get("version")
+        if version != PROFILE_VERSION:
+            raise TrayProfileError(
+                f"tray profile version {version!r} is not supported (expected"
+                f" {PROFILE_VERSION}); re-run `companion calibrate tray`"
+            )
+        try:
+            w, h = (int(v) for v in data["frame_size"])
+            corners = tuple((float(x), float(y)) for x, y in data["corners"])
+            die = data.get("die_size")
+            die_size = None if die is None else float(die)
+            b, g, r = (float(v) for v in data["floor_bgr"])
+        except KeyError as exc:
+            raise TrayProfileError(f"tray profile lacks the field {exc.args[0]!r}") from None
+        except (TypeError, ValueError) as exc:
+            raise TrayProfileError(f"tray profile has a malformed field: {exc}") from None
+        if w <= 0 or h <= 0:
+            raise TrayProfileError(f"frame_size must be positive, got {w}x{h}")
+        if len(corners) < 3:
+            raise TrayProfileError(f"the tray needs at least 3 corners, got {len(corners)}")
+        for x, y in corners:
+            if not (0 <= x <= w and 0 <= y <= h):
+                raise TrayProfileError(f"corner ({x}, {y}) lies outside the {w}x{h} frame")
+        if die_size is not None and not 4 <= die_size <= min(w, h) / 2:
+            raise TrayProfileError(f"die_size {die_size} px is implausible for a {w}x{h} frame")
+        return cls((w, h), corners, die_size, (b, g, r))
+
+    def save(self, path: Path | str) -> None:
+        """Write the profile as JSON, creating the folder if needed."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(self.to_dict(), indent=2) + "\n", encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: Path | str) -> TrayProfile:
+        """Read a profile saved by ``save``; errors name the file and the problem."""
+        path = Path(path)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise TrayProfileError(
+                f"no tray profile at {path}; run `companion calibrate tray`"
+            ) from None
+        except json.JSONDecodeError as exc:
+            raise TrayProfileError(f"{path} is not valid JSON: {exc}") from None
+        try:
+            return cls.from_dict(data)
+        except TrayProfileError as exc:
+            raise TrayProfileError(f"{path}: {exc}") from None
+
+
+def parse_corners(text: str) -> tuple[tuple[float, float], ...]:
+    """Parse ``x,y,x,y,x,y,x,y`` into four corner points; raises ``TrayProfileError``."""
+    try:
+        numbers = [float(v) for v in text.split(",")]
+    except ValueError:
+        raise TrayProfileError(
+            f"corners must be numbers like 10,10,600,10,600,400,10,400: {text!r}"
+        )
+    if len(numbers) != 8:
+        raise TrayProfileError(f"give exactly four corners (8 numbers), got {len(numbers)}")
+    return tuple((numbers[i], numbers[i + 1]) for i in range(0, 8, 2))
+
+
+def find_floor(frame: np.ndarray) -> tuple[tuple[float, float], ...]:
+    """Corners of the tray floor: the large even area around the frame's centre.
+
+    The floor is the region whose coarse colour matches the centre's; walls and rims
+    differ from it. Dice on the floor are small holes in that region and are filled.
+    """
+    h, w = frame.shape[:2]
+    cell = 8
+    small = cv2.resize(frame, (max(w // cell, 4), max(h // cell, 4)), interpolation=cv2.INTER_AREA)
+    small = cv2.medianBlur(small, 5)
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab).astype(np.float32)
+    sh, sw = lab.shape[:2]
+    centre = lab[sh // 3 : 2 * sh // 3, sw // 3 : 2 * sw // 3].reshape(-1, 3)
+    floor = np.median(centre, axis=0)
+    spread = np.median(np.linalg.norm(centre - floor, axis=1))
+    close = (np.linalg.norm(lab - floor, axis=2) < max(8.0, 4.0 * spread)).astype(np.uint8)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(close, connectivity=4)
+    if n <= 1:
+        raise TrayProfileError("could not find an even tray floor; give --corners")
+    best = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    region = (labels == best).astype(np.uint8)
+    contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    hull = cv2.convexHull(max(contours, key=cv2.contourArea))
+    if cv2.contourArea(hull) < 0.1 * sh * sw:
+        raise TrayProfileError("the even area in the frame is too small for a tray; give --corners")
+    box = cv2.boxPoints(cv2.minAreaRect(hull)) * cell
+    box[:, 0] = np.clip(box[:, 0], 0, w)
+    box[:, 1] = np.clip(box[:, 1], 0, h)
+    return _clockwise(box)
+
+
+def _clockwise(pts: np.ndarray) -> tuple[tuple[float, float], ...]:
+    """Corners clockwise on screen, starting top-left."""
+    c = pts.mean(axis=0)
+    order = np.argsort(np.arctan2(pts[:, 1] - c[1], pts[:, 0] - c[0]))
+    pts = pts[order]
+    start = int(np.argmin(pts[:, 0] + pts[:, 1]))
+    pts = np.roll(pts, -start, axis=0)
+    return tuple((float(x), float(y)) for x, y in pts)
+
+
+def calibrate_tray(
+    frame: np.ndarray, corners: tuple[tuple[float, float], ...] | None = None
+) -> TrayProfile:
+    """Make a profile from a frame of the tray (empty, or with a few dice in it)."""
+    check_frame(frame)
+    h, w = frame.shape[:2]
+    if corners is None:
+        corners = find_floor(frame)
+    else:
+        for x, y in corners:
+            if not (0 <= x <= w and 0 <= y <= h):
+                raise TrayProfileError(f"corner ({x}, {y}) lies outside the {w}x{h} frame")
+    draft = TrayProfile((w, h), tuple(corners), None, (128.0, 128.0, 128.0))
+    mask = draft.valid_mask(frame.shape)
+    dice = find_dice(frame, valid=mask)
+    die_size = float(np.median([d.size for d in dice])) if dice else None
+    floor_mask = mask.copy()
+    for d in dice:
+        cv2.circle(floor_mask, (int(d.center[0]), int(d.center[1])), int(d.size), 0, -1)
+    if not floor_mask.any():
+        raise TrayProfileError("the tray area is empty; check the corners")
+    floor_bgr = cv2.mean(frame, mask=floor_mask)[:3]
+    return TrayProfile((w, h), tuple(corners), die_size, tuple(float(v) for v in floor_bgr))
