@@ -1,0 +1,40 @@
+"""Every recorded game in fixtures/games replays to its hand-checked standings."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from companion.games import GAME_NAMES
+from companion.session import format_log, read_log
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "games"
+LOGS = sorted(FIXTURES.glob("*.jsonl"))
+
+
+def test_fixtures_exist_for_every_game_and_come_in_pairs():
+    expected = sorted(FIXTURES.glob("*.expected.json"))
+    assert [p.name.removesuffix(".jsonl") for p in LOGS] == [
+        p.name.removesuffix(".expected.json") for p in expected
+    ]
+    # File names start with the game they record, so a reader knows what to expect.
+    games = {p.name.split("-")[0] for p in LOGS}
+    assert games <= set(GAME_NAMES)
+
+
+@pytest.mark.parametrize("log", LOGS, ids=lambda p: p.stem)
+def test_replay_gives_the_expected_standings(log: Path):
+    fold = read_log(log.read_text(encoding="utf-8"))
+    assert log.name.startswith(fold.module.NAME + "-")
+    expected = json.loads(log.with_name(log.stem + ".expected.json").read_text(encoding="utf-8"))
+    assert fold.module.standings(fold.state) == expected
+
+
+@pytest.mark.parametrize("log", LOGS, ids=lambda p: p.stem)
+def test_replay_of_the_written_log_rebuilds_the_same_state(log: Path):
+    fold = read_log(log.read_text(encoding="utf-8"))
+    again = read_log(format_log(fold))
+    assert again.state == fold.state
+    assert format_log(again) == format_log(fold)
