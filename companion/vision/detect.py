@@ -145,6 +145,14 @@ def estimate_die_size(mask: np.ndarray, min_die_px: float) -> float | None:
         if min_die_px**2 <= area <= max_area and _looks_single(area, aspect, fill):
             sides.append(math.sqrt(area))
     if not sides:
+        # Only clusters: a row of touching dice is still one die wide.
+        for c in contours:
+            area = _squareness(c)[0]
+            (_, _), (rw, rh), _ = cv2.minAreaRect(c)
+            short = min(rw, rh) + 1.0
+            if min_die_px <= short and area <= max_area * 4:
+                sides.append(short)
+    if not sides:
         return None
     sides.sort()
     # The upper part of the candidates: the round holes, specks and half-found white

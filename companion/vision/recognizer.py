@@ -41,10 +41,8 @@ class PipRecognizer:
         t0 = time.perf_counter()
         options = FinderOptions()
         if self.profile is not None and self.profile.die_size:
-            if (w, h) != self.profile.frame_size:
-                fx = w / self.profile.frame_size[0]
-            else:
-                fx = 1.0
+            # A profile made at another resolution still gives the die size to scale.
+            fx = w / self.profile.frame_size[0]
             options = FinderOptions(die_size=self.profile.die_size * fx)
         regions = find_dice(frame, options, self._valid(frame.shape))
         t1 = time.perf_counter()

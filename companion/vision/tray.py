@@ -122,7 +122,7 @@ def parse_corners(text: str) -> tuple[tuple[float, float], ...]:
     except ValueError:
         raise TrayProfileError(
             f"corners must be numbers like 10,10,600,10,600,400,10,400: {text!r}"
-        )
+        ) from None
     if len(numbers) != 8:
         raise TrayProfileError(f"give exactly four corners (8 numbers), got {len(numbers)}")
     return tuple((numbers[i], numbers[i + 1]) for i in range(0, 8, 2))

@@ -1,0 +1,97 @@
+"""The die finder on drawn frames, rendered frames and (when present) real photos."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+import pytest
+from pipdraw import frame_with_dice, photos_dir
+
+from companion.vision.detect import FinderOptions, find_dice
+from companion.vision.types import VisionError
+
+COLOURS = [
+    ((235, 235, 235), (20, 20, 20)),  # white, black pips
+    ((40, 40, 200), (240, 240, 240)),  # red, white pips
+    ((40, 130, 40), (60, 220, 230)),  # green, yellow pips
+    ((30, 30, 30), (40, 40, 210)),  # black, red pips
+]
+
+
+def _nearest(regions, x, y):
+    return min(math.hypot(r.center[0] - x, r.center[1] - y) for r in regions)
+
+
+def test_finds_each_die_of_every_colour_with_its_centre_and_size():
+    dice = [(100, 100, 10, 1), (250, 120, 33, 2), (400, 300, 0, 3), (520, 200, 60, 4)]
+    frame = frame_with_dice(dice, colours=COLOURS)
+    regions = find_dice(frame)
+    assert len(regions) == 4
+    for x, y, _, _ in dice:
+        assert _nearest(regions, x, y) < 4
+    for r in regions:
+        assert 36 <= r.size <= 50
+        assert 0 <= r.angle < 90
+        assert len(r.corners) == 4
+        assert 0 < r.confidence <= 1
+
+
+def test_splits_two_dice_lying_edge_to_edge():
+    frame = frame_with_dice([(300, 200, 17, 6), (341, 212, 17, 6)], colours=COLOURS[:1])
+    regions = find_dice(frame)
+    assert len(regions) == 2
+    assert _nearest(regions, 300, 200) < 6
+    assert _nearest(regions, 341, 212) < 6
+
+
+def test_empty_tray_has_no_dice_and_a_mask_limits_the_search():
+    empty = frame_with_dice([])
+    assert find_dice(empty) == []
+    frame = frame_with_dice([(100, 100, 0, 1), (500, 300, 0, 2)])
+    valid = np.zeros(frame.shape[:2], np.uint8)
+    valid[:, 320:] = 255
+    regions = find_dice(frame, FinderOptions(die_size=40), valid)
+    assert len(regions) == 1 and regions[0].center[0] > 320
+
+
+def test_rejects_frames_that_are_not_bgr_images():
+    with pytest.raises(VisionError, match="BGR"):
+        find_dice(np.zeros((100, 100), np.uint8))
+    with pytest.raises(VisionError, match="BGR"):
+        find_dice(np.zeros((100, 100, 3), np.float32))
+
+
+@pytest.mark.parametrize("kind", ["pips", "bock"])
+def test_finds_rendered_dice(kind):
+    render = pytest.importorskip("companion.vision.render")
+    found = total = 0
+    for seed in range(100, 106):
+        throw = render.render_throw(seed, 6, kind=kind, size=(640, 480))
+        regions = find_dice(throw.image)
+        total += len(throw.dice)
+        found += sum(
+            1 for d in throw.dice if regions and _nearest(regions, *d.center) < d.size * 0.5
+        )
+    # Measured 31/36 when written: dice in the rendered tray's corners and shadows are missed.
+    assert found / total >= 0.8
+
+
+@pytest.mark.photos
+def test_finds_real_dice_on_a_sample_of_photos():
+    tray = photos_dir()
+    images = sorted((tray / "images").glob("*.jpg"))[::12]
+    labelled = found = 0
+    for path in images:
+        frame = cv2.imread(str(path))
+        h, w = frame.shape[:2]
+        regions = find_dice(frame)
+        for line in (tray / "labels" / f"{path.stem}.txt").read_text().split("\n"):
+            if not line.strip():
+                continue
+            _, x, y, bw, bh = (float(v) for v in line.split())
+            labelled += 1
+            if regions and _nearest(regions, x * w, y * h) < 0.5 * max(bw * w, bh * h):
+                found += 1
+    assert found / labelled >= 0.9
