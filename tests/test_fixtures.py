@@ -38,3 +38,33 @@ def test_replay_of_the_written_log_rebuilds_the_same_state(log: Path):
     again = read_log(format_log(fold))
     assert again.state == fold.state
     assert format_log(again) == format_log(fold)
+
+
+def _readme_examples() -> dict[str, str]:
+    text = (FIXTURES / "README.md").read_text(encoding="utf-8")
+    examples = {}
+    for block in text.split("```json\n")[1:]:
+        block = block.split("```", 1)[0]
+        if "{...}" in block:
+            continue  # the format's template, not an example
+        examples[json.loads(block.splitlines()[0])["game"]] = block
+    return examples
+
+
+def test_readme_examples_replay_as_the_readme_says():
+    examples = _readme_examples()
+    assert sorted(examples) == sorted(GAME_NAMES)
+    schocken = read_log(examples["schocken"])
+    standings = schocken.module.standings(schocken.state)
+    assert standings["deckel"] == {"Anna": 0, "Ben": 0, "Cleo": 4} and standings["middle"] == 9
+    bock = read_log(examples["rockthebock"])
+    ben, anna = bock.module.standings(bock.state)["players"][1], bock.state
+    assert (ben["current"]["bocks"], ben["current"]["wolves"], ben["current"]["crossed"]) == (
+        4,
+        3,
+        4,
+    )
+    assert bock.module.standings(anna)["players"][0]["current"]["crossed"] == 3
+    wacken = read_log(examples["wacken"])
+    tally = {p["name"]: p["wristbands"] for p in wacken.module.standings(wacken.state)["players"]}
+    assert tally == {"Anna": 6, "Ben": 18}
