@@ -68,6 +68,7 @@ __all__ = [
     "ThrowRevealed",
     "apply",
     "classify",
+    "describe",
     "event_from_dict",
     "event_to_dict",
     "full_order",
@@ -246,6 +247,36 @@ def event_to_dict(event: Event) -> dict[str, Any]:
     if event.turned:
         out["turned"] = event.turned
     return out
+
+
+LANGUAGES = ("en", "de")
+
+
+def describe(event: Event, language: str = "en") -> str:
+    """A one-line account of a recorded turn, in English (``en``) or German (``de``)."""
+    if language not in LANGUAGES:
+        raise ParseError(f"unknown language {language!r}; use one of: {', '.join(LANGUAGES)}")
+    de = language == "de"
+    if isinstance(event, ThrowRecorded) and event.throw is None:
+        if de:
+            return f"{event.player} würfelt dreimal; der dritte Wurf bleibt unter dem Becher."
+        return f"{event.player} throws 3 times; the third throw stays under the cup."
+    throw = event.throw
+    assert throw is not None  # a hidden throw was told above
+    dice = str(Throw(throw.dice))
+    how = (" aus der Hand" if de else " from the hand") if throw.hand else ""
+    turned = ""
+    if event.turned:
+        turned = (f", {event.turned} gedreht" if de else f", {event.turned} turned from sixes")
+    if isinstance(event, ThrowRevealed):
+        if de:
+            return f"{event.player} deckt auf: {dice}{how}{turned}."
+        return f"{event.player} reveals {dice}{how}{turned}."
+    if de:
+        count = "1 Wurf" if event.throws == 1 else f"{event.throws} Würfe"
+    else:
+        count = "1 throw" if event.throws == 1 else f"{event.throws} throws"
+    return f"{event.player}: {dice}{how} ({count}{turned})."
 
 
 # ---------------------------------------------------------------------------
@@ -748,6 +779,8 @@ def standings(state: State) -> dict[str, Any]:
 
 
 def _would_receive(state: State) -> dict[str, Any] | None:
+    # Provisional by nature: rounds are scored as soon as the last throw is known,
+    # so this only ever looks at a round still missing throws or a hidden one.
     ranking = ranked_entries(state.entries, state.rules)
     if len(ranking) < 2:
         return None
@@ -757,8 +790,6 @@ def _would_receive(state: State) -> dict[str, Any] | None:
         "deckel": count,
         "from": "everyone" if source == "schock_aus" else source,
         "schock_aus": source == "schock_aus",
-        # Provisional while players are still to throw or a hidden throw is unknown.
-        "final": False,
     }
 
 

@@ -42,7 +42,10 @@ class Throw:
     hand: bool = False
 
     def __post_init__(self) -> None:
-        dice = tuple(self.dice)
+        try:
+            dice = tuple(self.dice)
+        except TypeError:
+            raise ParseError(f"{self.dice!r} is not a throw: {_HOW_TO_WRITE}") from None
         if len(dice) != 3 or not all(
             isinstance(d, int) and not isinstance(d, bool) and 1 <= d <= 6 for d in dice
         ):

@@ -273,7 +273,7 @@ def test_view_shows_ranked_throws_and_who_would_receive() -> None:
     assert [(t["player"], t["place"], t["label"], t["hand"]) for t in view["throws"]] == [
         ("Ben", 1, "Schock 4", True), ("Anna", 2, "normal", False)]
     assert view["would_receive"] == {"player": "Anna", "deckel": 4, "from": "middle",
-                                     "schock_aus": False, "final": False}
+                                     "schock_aus": False}
     assert view["active_players"] == ["Anna", "Ben", "Carl"]
     assert view["rules"]["handschock"] == "tiebreak"
     assert set(view["rule_help"]) == {f.name for f in schocken.RULE_FLAGS}
@@ -326,3 +326,13 @@ def test_setup_round_trip_and_errors() -> None:
         Setup.from_dict({"players": ["Anna", "Ben"], "starter": "Carl"})
     with pytest.raises(ParseError, match="unknown Schocken setup field"):
         Setup.from_dict({"players": ["Anna", "Ben"], "youngest": "Ben"})
+
+
+def test_describe_tells_a_turn_in_english_and_german() -> None:
+    assert schocken.describe(event("Anna 2 4-1-1h")) == "Anna: 1-1-4 from the hand (2 throws)."
+    assert schocken.describe(event("Anna 3 hidden"), "de") == (
+        "Anna würfelt dreimal; der dritte Wurf bleibt unter dem Becher.")
+    assert schocken.describe(event("reveal Ben 1-1-5 turned=1"), "de") == (
+        "Ben deckt auf: 1-1-5, 1 gedreht.")
+    with pytest.raises(ParseError, match="unknown language 'fr'"):
+        schocken.describe(event("Anna 1 6-6-6h"), "fr")

@@ -173,7 +173,7 @@ def test_bad_dice_are_parse_errors(text: str) -> None:
         Throw.parse(text)
 
 
-@pytest.mark.parametrize("dice", [(1, 1, 7), (0, 1, 2), (1, 1), (1.0, 1, 2), (True, 1, 2)])
+@pytest.mark.parametrize("dice", [(1, 1, 7), (0, 1, 2), (1, 1), (1.0, 1, 2), (True, 1, 2), 114])
 def test_constructor_rejects_bad_dice(dice: tuple) -> None:
     with pytest.raises(ParseError):
         Throw(dice)
