@@ -7,7 +7,9 @@ house-rule flags in :mod:`schocken_rules`; both are re-exported here.
 Recording a turn
     Only a player's final dice are recorded, as :class:`ThrowRecorded`: the player,
     how many throws they used (1-3), the :class:`Throw` (with its hand status) and,
-    under ``turn_sixes``, how many of its 1s were turned from sixes.
+    under ``turn_sixes``, how many of its 1s were turned from sixes. The commands
+    :func:`throw_event` and :func:`reveal_event` return checked events; :func:`apply`
+    checks again, so a log read from disk is held to the same rules.
 
 The first player's hidden third throw (RULES.md, round rule 3)
     When the round's first player uses all three throws, their dice stay under the
@@ -80,6 +82,8 @@ __all__ = [
     "replay",
     "standings",
     "start",
+    "throw_event",
+    "reveal_event",
     "view",
 ]
 
@@ -175,15 +179,15 @@ class ThrowRevealed:
 Event = ThrowRecorded | ThrowRevealed
 
 
-def _field(d: Mapping[str, Any], key: str, kind: type | tuple[type, ...], what: str) -> Any:
+_KIND_TEXT: dict[type, str] = {str: "text", int: "a whole number"}
+
+
+def _field(d: Mapping[str, Any], key: str, kind: type, what: str) -> Any:
     value = d.get(key)
-    if not isinstance(value, kind) or isinstance(value, bool) and kind is int:
-        raise ParseError(f"{what}: {key!r} must be {_KIND_TEXT.get(kind, kind)}, not {value!r}")
+    # bool is an int to Python, never to a person writing a log
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise ParseError(f"{what}: {key!r} must be {_KIND_TEXT[kind]}, not {value!r}")
     return value
-
-
-_KIND_TEXT: dict[object, str] = {str: "text", int: "a whole number", bool: "true or false",
-                                 list: "a list"}
 
 
 def _throw_from(d: Mapping[str, Any], what: str, default_hand: bool) -> Throw:
@@ -705,6 +709,33 @@ def apply(state: State, event: Event) -> State:
     if len(state.entries) == len(state.turn_order) and state.entries[0].throw is not None:
         return _resolve_round(state)
     return state
+
+
+def throw_event(
+    state: State, player: str, throw: Throw | str | None, throws: int, turned: int = 0
+) -> ThrowRecorded:
+    """The command for a finished turn: the event to record, checked against ``state``.
+
+    ``throw`` may be text such as ``"1-1-4h"``; None hides the first player's third
+    throw. Raises :class:`ParseError` or :class:`IllegalAction`; records nothing.
+    """
+    if isinstance(throw, str):
+        throw = Throw.parse(throw)
+    event = ThrowRecorded(player, throws, throw, turned)
+    _validate(state, event)
+    return event
+
+
+def reveal_event(state: State, throw: Throw | str, turned: int = 0) -> ThrowRevealed:
+    """The command for lifting the cup: reveals the hidden throw the round waits for."""
+    if isinstance(throw, str):
+        throw = Throw.parse(throw)
+    player = state.awaiting_reveal
+    if player is None:
+        raise IllegalAction("no hidden throw is waiting to be revealed")
+    event = ThrowRevealed(player, throw, turned)
+    _validate(state, event)
+    return event
 
 
 def replay(setup: Setup, events: list[Event] | tuple[Event, ...]) -> State:

@@ -7,7 +7,7 @@ from schocken_helpers import deckel, event, new_game, play
 
 from companion.games import schocken
 from companion.games.errors import IllegalAction, ParseError
-from companion.games.schocken import Setup, Throw, ThrowRecorded
+from companion.games.schocken import Setup, Throw, ThrowRecorded, ThrowRevealed
 
 
 def test_turn_order_runs_from_the_starter_around_the_seats() -> None:
@@ -336,3 +336,20 @@ def test_describe_tells_a_turn_in_english_and_german() -> None:
         "Ben deckt auf: 1-1-5, 1 gedreht.")
     with pytest.raises(ParseError, match="unknown language 'fr'"):
         schocken.describe(event("Anna 1 6-6-6h"), "fr")
+
+
+def test_commands_return_checked_events_and_record_nothing() -> None:
+    state = play(new_game(), "Anna 3 hidden", "Ben 2 6-6-5")
+    event_ = schocken.throw_event(state, "Carl", "1-1-4h", 1)
+    assert event_ == ThrowRecorded("Carl", 1, Throw((1, 1, 4), hand=True))
+    assert state.entries[-1].player == "Ben"  # the command changed nothing
+    with pytest.raises(IllegalAction, match="Ben has already thrown this round"):
+        schocken.throw_event(state, "Ben", "6-6-6", 2)
+    with pytest.raises(ParseError, match="not a throw"):
+        schocken.throw_event(state, "Carl", "6-6", 2)
+    with pytest.raises(IllegalAction, match="no hidden throw is waiting"):
+        schocken.reveal_event(state, "1-1-2")
+    state = schocken.apply(state, event_)
+    reveal = schocken.reveal_event(state, "2-2-1")
+    assert reveal == ThrowRevealed("Anna", Throw((2, 2, 1)))
+    assert schocken.apply(state, reveal).last_round.loser == "Anna"
