@@ -154,8 +154,8 @@ class Entry:
         return name if name in _RESERVED else "action"
 
     def to_dict(self) -> dict[str, Any]:
-        """The payload as a plain (JSON-able) dict."""
-        return json.loads(json.dumps(_plain(self.payload)))
+        """The payload as a plain (JSON-able) dict, a fresh copy."""
+        return _plain(self.payload)
 
 
 def _plain(value: Any) -> Any:
@@ -229,6 +229,8 @@ class Fold:
     states: tuple[Any, ...] = ()
     undone_by: Mapping[int, int] = field(default_factory=dict)
     corrected_by: Mapping[int, tuple[int, ...]] = field(default_factory=dict)
+    # The engine's text per entry, worked out once when the entry is added.
+    texts: tuple[dict[str, str] | None, ...] = ()
 
     @classmethod
     def begin(cls, module: ModuleType, setup: Any) -> Fold:
@@ -263,6 +265,7 @@ class Fold:
             return replace(
                 self,
                 entries=entries,
+                texts=(*self.texts, describe(self.module, event)),
                 live=(*self.live, (entry.version, event)),
                 states=(*self.states, state),
             )
@@ -276,6 +279,7 @@ class Fold:
             return replace(
                 self,
                 entries=entries,
+                texts=(*self.texts, None),
                 live=self.live[:-1],
                 states=self.states[:-1],
                 undone_by={**self.undone_by, target: entry.version},
@@ -327,6 +331,7 @@ class Fold:
         return replace(
             self,
             entries=entries,
+            texts=(*self.texts, describe(self.module, event)),
             live=tuple(live),
             states=tuple(states),
             corrected_by={
@@ -345,16 +350,12 @@ class Fold:
         """
         undo_targets = {by: target for target, by in self.undone_by.items()}
         rows = []
-        for entry in self.entries:
+        for entry, text in zip(self.entries, self.texts, strict=True):
             target: int | None = None
-            text: str | None = None
             if entry.kind == UNDO:
                 target = undo_targets.get(entry.version)
             elif entry.kind == CORRECT:
                 target = entry.payload["version"]
-                text = self._text(entry.payload["event"])
-            else:
-                text = self._text(entry.payload)
             rows.append(
                 {
                     "version": entry.version,
@@ -367,17 +368,10 @@ class Fold:
                     "undone_by": self.undone_by.get(entry.version),
                     "corrected_by": list(self.corrected_by.get(entry.version, ())),
                     "target": target,
-                    "text": text,
+                    "text": None if text is None else dict(text),
                 }
             )
         return rows
-
-    def _text(self, payload: Mapping[str, Any]) -> dict[str, str] | None:
-        try:
-            event = parse_action(self.module, payload)
-        except GameError:
-            return None
-        return describe(self.module, event)
 
 
 def fold_entries(module: ModuleType, setup: Any, entries: Iterable[Entry]) -> Fold:

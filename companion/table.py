@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import re
 import secrets
 import threading
@@ -188,6 +189,7 @@ class Table:
         self._pin_iterations = pin_iterations
         self._lock = threading.RLock()
         self._folds: dict[int, Fold] = {}
+        self._snapshots: dict[int, tuple[Fold, str, str]] = {}
         self._subscribers: set[Subscription] = set()
         self._subscribers_lock = threading.Lock()
         self._picture: tuple[bytes, dict[str, Any]] | None = None
@@ -313,9 +315,24 @@ class Table:
         Keys: id, game, status, active, created, players, setup, version, view
         (engine's ``view``), standings, over, history (see ``Fold.history``).
         """
+        return json.loads(self.snapshot_json(game_id))
+
+    def snapshot_json(self, game_id: int) -> str:
+        """:meth:`snapshot` as JSON text, built once per change and shared by every reader.
+
+        Thirty phones asking after each change then cost one snapshot, not thirty.
+        """
         with self._lock:
             record, fold = self._fold(game_id)
-            return self._snapshot(record, fold)
+            return self._snapshot_json(record, fold)
+
+    def _snapshot_json(self, record: GameRecord, fold: Fold) -> str:
+        cached = self._snapshots.get(record.id)
+        if cached is not None and cached[0] is fold and cached[1] == record.status:
+            return cached[2]
+        text = json.dumps(self._snapshot(record, fold), ensure_ascii=False, allow_nan=False)
+        self._snapshots[record.id] = (fold, record.status, text)
+        return text
 
     @staticmethod
     def _snapshot(record: GameRecord, fold: Fold) -> dict[str, Any]:
@@ -349,8 +366,9 @@ class Table:
                 self._folds.pop(game_id, None)
                 raise
             self._folds[game_id] = folded
+            text = self._snapshot_json(record, folded)
             self._publish(game_id, folded.version, entry.kind)
-            return self._snapshot(record, folded)
+        return json.loads(text)
 
     def submit(self, game_id: int, action: Mapping[str, Any], who: str) -> dict[str, Any]:
         """Record ``action`` (an engine event as a dict) by ``who``; return the new snapshot.

@@ -477,3 +477,70 @@ def test_pictures_are_kept_in_memory_and_announced(table):
         table.publish_picture(b"\x89PNG", {})
     with pytest.raises(TableError, match="dict"):
         table.publish_picture(b"\xff\xd8", [])  # type: ignore[arg-type]
+
+
+def test_snapshots_are_fresh_copies_of_one_shared_json(table):
+    game_id = table.create_game("counter", SETUP, PIN)
+    first = table.snapshot(game_id)
+    first["view"]["count"] = 99
+    first["history"].append("junk")
+    assert table.snapshot(game_id)["view"]["count"] == 0
+    assert json.loads(table.snapshot_json(game_id)) == table.snapshot(game_id)
+    assert table.snapshot_json(game_id) is table.snapshot_json(game_id)  # built once
+
+
+# -- with the real engines -------------------------------------------------------------
+
+
+def _throw(player: str, dice: list[int], throws: int = 1, hand: bool = True) -> dict:
+    return {"action": "throw", "player": player, "throws": throws, "dice": dice, "hand": hand}
+
+
+def test_schocken_correction_that_changes_the_next_starter(store):
+    table = Table(store, pin_iterations=1000)
+    game_id = table.create_game("schocken", {"players": ["Anna", "Ben", "Cleo"]}, PIN)
+    table.submit(game_id, _throw("Anna", [6, 5, 3], throws=2, hand=False), "Mia")
+    table.submit(game_id, _throw("Ben", [1, 4, 1]), "Mia")
+    snap = table.submit(game_id, _throw("Cleo", [4, 2, 1], throws=2, hand=False), "Mia")
+    # Ben's Schock 4 is best, Cleo's 4-2-1 worst: Cleo takes 4 and starts round 2.
+    assert snap["standings"]["deckel"] == {"Anna": 0, "Ben": 0, "Cleo": 4}
+    assert snap["standings"]["middle"] == 9
+    table.submit(game_id, _throw("Cleo", [5, 5, 2]), "Mia")
+    # Cleo's first throw was really 6-6-6 (a General): now Anna is worst and would have
+    # started round 2, so Cleo's round-2 throw would be illegal.
+    better = _throw("Cleo", [6, 6, 6], throws=2, hand=False)
+    with pytest.raises(IllegalAction, match="would make version 4 illegal"):
+        table.correct(game_id, 3, better, "Mia")
+    assert table.snapshot(game_id)["version"] == 4
+    table.undo(game_id, "Mia")
+    snap = table.correct(game_id, 3, better, "Mia")
+    assert snap["standings"]["deckel"] == {"Anna": 4, "Ben": 0, "Cleo": 0}
+    assert snap["view"]["to_throw"] == "Anna"
+    assert [h["kind"] for h in snap["history"]] == ["action"] * 4 + ["undo", "correct"]
+    # What is stored is the engine's canonical form of what was submitted.
+    assert snap["history"][1]["action"] == _throw("Ben", [4, 1, 1])
+
+
+def test_rockthebock_through_the_table_with_texts_in_both_languages(store):
+    table = Table(store, pin_iterations=1000)
+    setup = {
+        "players": [{"name": "Anna", "colour": "red"}, {"name": "Ben", "colour": "blue"}],
+        "youngest": "Ben",
+    }
+    game_id = table.create_game("rockthebock", setup, PIN)
+    roll = {"action": "roll", "player": "Ben", "faces": {"bock": 4, "wolf": 6}}
+    snap = table.submit(game_id, roll, "Mia")
+    kinds = {choice["kind"] for choice in snap["view"]["choices"]}
+    assert kinds == {"bock", "wolf"}
+    with pytest.raises(IllegalAction):
+        table.submit(game_id, {"action": "choose", "player": "Ben", "kind": "wolf"}, "Mia")
+    snap = table.submit(
+        game_id, {"action": "choose", "player": "Ben", "kind": "wolf", "victim": "Anna"}, "Mia"
+    )
+    assert snap["view"]["dice_left"] == {"Anna": 10, "Ben": 4}
+    texts = [h["text"] for h in snap["history"]]
+    assert all(set(t) == {"en", "de"} for t in texts)
+    assert "Anna" in texts[1]["en"] and "Anna" in texts[1]["de"]
+    snap = table.correct(game_id, 2, {"action": "choose", "player": "Ben", "kind": "bock"}, "Mia")
+    assert snap["view"]["dice_left"] == {"Anna": 10, "Ben": 6}
+    assert snap["history"][2]["text"]["en"] != texts[1]["en"]
