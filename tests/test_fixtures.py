@@ -21,7 +21,7 @@ def test_fixtures_exist_for_every_game_and_come_in_pairs():
     ]
     # File names start with the game they record, so a reader knows what to expect.
     games = {p.name.split("-")[0] for p in LOGS}
-    assert games <= set(GAME_NAMES)
+    assert games == set(GAME_NAMES)
 
 
 @pytest.mark.parametrize("log", LOGS, ids=lambda p: p.stem)
