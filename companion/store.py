@@ -155,10 +155,12 @@ class Store:
             db.execute("PRAGMA foreign_keys=ON")
             if version == 0:
                 with self._transaction():
-                    # Statement by statement: executescript() would COMMIT on its own.
-                    for statement in _statements(_SCHEMA):
-                        db.execute(statement)
-                    db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+                    # Another process may have created the schema since we looked.
+                    if db.execute("PRAGMA user_version").fetchone()[0] == 0:
+                        # Statement by statement: executescript() would COMMIT on its own.
+                        for statement in _statements(_SCHEMA):
+                            db.execute(statement)
+                        db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         except sqlite3.DatabaseError as exc:
             raise SchemaError(
                 f"{self.path} cannot be used as the event log ({exc}); "
@@ -170,14 +172,31 @@ class Store:
         # BEGIN IMMEDIATE takes the write lock up front, so two processes writing the
         # same file wait for each other (up to the timeout) instead of failing midway.
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                raise StoreError(
+                    f"the event log {self.path} is busy or cannot be written ({exc}); "
+                    "nothing was recorded, try again"
+                ) from None
             try:
                 yield self._db
             except BaseException:
-                self._db.execute("ROLLBACK")
+                self._rollback()
                 raise
-            else:
+            try:
                 self._db.execute("COMMIT")
+            except sqlite3.OperationalError as exc:
+                self._rollback()
+                raise StoreError(
+                    f"the event log {self.path} could not be written ({exc}); "
+                    "nothing was recorded, try again"
+                ) from None
+
+    def _rollback(self) -> None:
+        # SQLite rolls some failures back by itself; a second ROLLBACK would raise.
+        if self._db.in_transaction:
+            self._db.execute("ROLLBACK")
 
     def close(self) -> None:
         """Close the connection (idempotent)."""
@@ -326,7 +345,9 @@ class Store:
             except (TypeError, ValueError) as exc:
                 raise CorruptEntry(f"{where}: the stored entry cannot be read: {exc}") from None
             if entry.kind != kind:
-                raise CorruptEntry(f"{where}: stored as {kind!r} but holds a {entry.kind!r}")
+                raise CorruptEntry(
+                    f"{where}: stored as kind {kind!r}, but its payload is kind {entry.kind!r}"
+                )
             result.append(entry)
             expected += 1
         return result

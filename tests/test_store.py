@@ -156,7 +156,11 @@ def _raw_insert(path: Path, game_id: int, version: int, kind: str, payload: str)
         ("action", "{not json", "version 1: the stored payload is not valid JSON"),
         ("action", "[1, 2]", "version 1: the stored entry cannot be read"),
         ("action", '{"player": "Anna"}', 'needs an "action" field'),
-        ("undo", json.dumps(add("Anna", 1)), "stored as 'undo' but holds a 'action'"),
+        (
+            "undo",
+            json.dumps(add("Anna", 1)),
+            "stored as kind 'undo', but its payload is kind 'action'",
+        ),
     ],
 )
 def test_corrupt_or_ill_typed_payload_gives_a_clear_error(tmp_path, kind, payload, message):
@@ -250,3 +254,21 @@ def test_sigkill_mid_writing_leaves_every_committed_event_readable(tmp_path: Pat
     # Every version reported as committed is there, in order, nothing torn or doubled.
     assert versions[:committed] == list(range(1, committed + 1))
     assert versions == list(range(1, len(versions) + 1))
+
+
+def test_a_busy_database_is_a_clear_error_and_records_nothing(tmp_path: Path):
+    path = tmp_path / "log.sqlite3"
+    with Store(path) as store:
+        game_id = store.create_game("counter", SETUP, "h", 0.0)
+    with Store(path, timeout=0.05) as store:
+        other = sqlite3.connect(path, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")  # another program holds the write lock
+        try:
+            with pytest.raises(StoreError, match="busy or cannot be written.*nothing was recorded"):
+                store.append(game_id, entry(1))
+        finally:
+            other.execute("ROLLBACK")
+            other.close()
+        assert store.latest_version(game_id) == 0
+        store.append(game_id, entry(1))
+        assert store.latest_version(game_id) == 1
