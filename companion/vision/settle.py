@@ -58,16 +58,17 @@ class SettleDetector:
             raise VisionError(f"expected an 8-bit BGR frame, got {frame.dtype} {frame.shape}")
         h, w = frame.shape[:2]
         f = self.side / max(h, w)
-        grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        # Colour, not grey: a skin-toned hand over a grey tray can have the tray's lightness.
         small = cv2.resize(
-            grey, (max(1, round(w * f)), max(1, round(h * f))), interpolation=cv2.INTER_AREA
+            frame, (max(1, round(w * f)), max(1, round(h * f))), interpolation=cv2.INTER_AREA
         )
         # Blur so sensor noise and JPEG blocks do not count as motion.
         return cv2.GaussianBlur(small, (5, 5), 0)
 
     def changed_fraction(self, a: np.ndarray, b: np.ndarray) -> float:
         """Share of pixels that differ by more than ``change_level`` between two small frames."""
-        return float(np.count_nonzero(cv2.absdiff(a, b) > self.change_level)) / a.size
+        diff = cv2.absdiff(a, b).max(axis=2)
+        return float(np.count_nonzero(diff > self.change_level)) / diff.size
 
     def update(self, frame: np.ndarray, now: float) -> SettleEvent | None:
         """Take the next frame (timestamp ``now`` in seconds); return an event on a change."""
@@ -82,7 +83,8 @@ class SettleDetector:
                 self.state = MOVING
                 return SettleEvent(MOVING, now)
             return None
-        if self.state == MOVING and now - (self._still_since or now) >= self.still_seconds:
+        still_since = now if self._still_since is None else self._still_since
+        if self.state == MOVING and now - still_since >= self.still_seconds:
             self.state = AT_REST
             new_throw = (
                 self._last_rest is None

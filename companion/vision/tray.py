@@ -131,29 +131,39 @@ def parse_corners(text: str) -> tuple[tuple[float, float], ...]:
 def find_floor(frame: np.ndarray) -> tuple[tuple[float, float], ...]:
     """Corners of the tray floor: the large even area around the frame's centre.
 
-    The floor is the region whose coarse colour matches the centre's; walls and rims
-    differ from it. Dice on the floor are small holes in that region and are filled.
+    The floor is grown from the centre over a coarse, median-filtered copy of the frame;
+    walls and rims stop it. Dice on the floor are holes that the convex hull closes.
     """
     h, w = frame.shape[:2]
     cell = 8
     small = cv2.resize(frame, (max(w // cell, 4), max(h // cell, 4)), interpolation=cv2.INTER_AREA)
     small = cv2.medianBlur(small, 5)
+    sh, sw = small.shape[:2]
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab).astype(np.float32)
-    sh, sw = lab.shape[:2]
-    centre = lab[sh // 3 : 2 * sh // 3, sw // 3 : 2 * sw // 3].reshape(-1, 3)
-    floor = np.median(centre, axis=0)
-    spread = np.median(np.linalg.norm(centre - floor, axis=1))
-    close = (np.linalg.norm(lab - floor, axis=2) < max(8.0, 4.0 * spread)).astype(np.uint8)
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(close, connectivity=4)
-    if n <= 1:
+    centre = lab[sh // 3 : 2 * sh // 3, sw // 3 : 2 * sw // 3]
+    floor = np.median(centre.reshape(-1, 3), axis=0)
+    # Start from the central cell most like the floor (not from a die) and grow over
+    # neighbours that differ only a little: light may fall off across the floor, but
+    # the step onto a wall or rim is sudden.
+    near = np.linalg.norm(centre - floor, axis=2)
+    sy, sx = np.unravel_index(int(np.argmin(near)), near.shape)
+    seed = (int(sx + sw // 3), int(sy + sh // 3))
+    region = np.zeros((sh + 2, sw + 2), np.uint8)
+    flags = 4 | cv2.FLOODFILL_MASK_ONLY | (255 << 8)
+    cv2.floodFill(small.copy(), region, seed, (0, 0, 0), (3, 3, 3), (3, 3, 3), flags)
+    region = (region[1:-1, 1:-1] > 0).astype(np.uint8)
+    # Cells on the floor's border mix floor and wall colours; leave them out and add the
+    # lost half cell back when mapping to frame pixels.
+    region = cv2.erode(region, np.ones((3, 3), np.uint8))
+    if not region.any():
         raise TrayProfileError("could not find an even tray floor; give --corners")
-    best = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
-    region = (labels == best).astype(np.uint8)
     contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     hull = cv2.convexHull(max(contours, key=cv2.contourArea))
     if cv2.contourArea(hull) < 0.1 * sh * sw:
         raise TrayProfileError("the even area in the frame is too small for a tray; give --corners")
-    box = cv2.boxPoints(cv2.minAreaRect(hull)) * cell
+    (cx, cy), (rw, rh), angle = cv2.minAreaRect(hull.astype(np.float32))
+    centre = ((cx + 0.5) * cell, (cy + 0.5) * cell)
+    box = cv2.boxPoints((centre, ((rw + 1) * cell, (rh + 1) * cell), angle))
     box[:, 0] = np.clip(box[:, 0], 0, w)
     box[:, 1] = np.clip(box[:, 1], 0, h)
     return _clockwise(box)
@@ -185,7 +195,9 @@ def calibrate_tray(
     mask = draft.valid_mask(frame.shape)
     dice = find_dice(frame, valid=mask)
     die_size = float(np.median([d.size for d in dice])) if dice else None
-    floor_mask = mask.copy()
+    # Stay clear of the tray's edge so the wall's colour does not mix into the floor's.
+    margin = max(3, int(min(h, w) * 0.02))
+    floor_mask = cv2.erode(mask, np.ones((2 * margin + 1, 2 * margin + 1), np.uint8))
     for d in dice:
         cv2.circle(floor_mask, (int(d.center[0]), int(d.center[1])), int(d.size), 0, -1)
     if not floor_mask.any():

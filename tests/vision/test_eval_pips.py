@@ -1,0 +1,128 @@
+"""``companion eval pips`` and ``calibrate tray`` end to end on drawn and real folders."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import cv2
+import pytest
+from pipdraw import frame_with_dice, photos_dir
+
+from companion.cli import main
+from companion.commands._pips import EvalDataError, LabelledDie, evaluate, match, read_labels
+
+THROWS = [
+    [(100, 100, 10, 1), (250, 120, 33, 2), (400, 300, 0, 3)],
+    [(150, 300, 60, 4), (500, 100, 17, 5), (320, 220, 80, 6), (520, 380, 5, 2)],
+    [(300, 240, 45, 6)],
+]
+
+
+def _write_folder(root, throws, wrong_label=False):
+    (root / "images").mkdir(parents=True)
+    (root / "labels").mkdir()
+    for k, dice in enumerate(throws):
+        frame = frame_with_dice(dice, size=(640, 480), seed=k)
+        cv2.imwrite(str(root / "images" / f"throw{k}.jpg"), frame)
+        lines = []
+        for i, (x, y, _, value) in enumerate(dice):
+            shown = value % 6 + 1 if wrong_label and k == 0 and i == 0 else value
+            lines.append(f"{shown - 1} {x / 640:.6f} {y / 480:.6f} {48 / 640:.6f} {48 / 480:.6f}")
+        (root / "labels" / f"throw{k}.txt").write_text("\n".join(lines) + "\n")
+    return root
+
+
+def test_perfect_folder_scores_one(tmp_path):
+    figures = evaluate(_write_folder(tmp_path / "set", THROWS))
+    assert figures["images"] == 3
+    assert figures["labelled_dice"] == 8
+    assert figures["die_accuracy"] == 1.0
+    assert figures["image_exact"] == 1.0
+    assert figures["extra_dice"] == 0
+    assert figures["ms_per_image_median"] > 0
+
+
+def test_a_wrong_label_costs_one_die_and_one_image(tmp_path, capsys):
+    folder = _write_folder(tmp_path / "set", THROWS, wrong_label=True)
+    out_csv = tmp_path / "out" / "rows.csv"
+    code = main(["eval", "pips", str(folder), "--json", "--csv", str(out_csv)])
+    assert code == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    figures = json.loads(lines[-1])
+    assert figures["die_accuracy"] == pytest.approx(7 / 8, abs=1e-4)
+    assert figures["image_exact"] == pytest.approx(2 / 3, abs=1e-4)
+    assert set(figures) == {
+        "images",
+        "labelled_dice",
+        "die_accuracy",
+        "extra_dice",
+        "image_exact",
+        "ms_per_image_median",
+    }
+    rows = list(csv.DictReader(out_csv.read_text().splitlines()))
+    assert [r["image"] for r in rows] == ["throw0.jpg", "throw1.jpg", "throw2.jpg"]
+    assert rows[0]["expected"] == "2 2 3" and rows[0]["read"] == "1 2 3"
+    assert rows[0]["exact"] == "0" and rows[1]["exact"] == "1"
+    assert float(rows[2]["ms"]) > 0
+
+
+def test_bad_folders_exit_2_with_a_message(tmp_path, capsys):
+    assert main(["eval", "pips", str(tmp_path)]) == 2
+    assert "images/*.jpg" in capsys.readouterr().err
+    folder = _write_folder(tmp_path / "set", THROWS[:1])
+    (folder / "labels" / "throw0.txt").write_text("7 0.5 0.5 0.1 0.1\n")
+    assert main(["eval", "pips", str(folder)]) == 2
+    assert "class must be 0..5" in capsys.readouterr().err
+    with pytest.raises(EvalDataError, match="x_center"):
+        bad = tmp_path / "bad.txt"
+        bad.write_text("1 0.5 half 0.1 0.1\n")
+        read_labels(bad, 640, 480)
+
+
+def test_matching_pairs_closest_first_and_within_half_a_box():
+    labels = [LabelledDie(1, 100, 100, 40, 40), LabelledDie(2, 130, 100, 40, 40)]
+    assert sorted(match(labels, [(128, 101), (101, 99)])) == [(0, 1), (1, 0)]
+    assert match(labels, [(100, 125)]) == []  # 25 px away, reach is 20
+
+
+def test_calibrate_tray_writes_a_profile(tmp_path, capsys):
+    frame = frame_with_dice([(200, 200, 10, 3), (400, 300, 40, 5)], background=(140, 150, 150))
+    image = tmp_path / "empty.png"
+    cv2.imwrite(str(image), frame)
+    out = tmp_path / "calibration" / "test.json"
+    assert (
+        main(
+            [
+                "calibrate",
+                "tray",
+                str(image),
+                "--corners",
+                "0,0,639,0,639,479,0,479",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    data = json.loads(out.read_text())
+    assert data["version"] == 1 and 36 <= data["die_size"] <= 50
+    assert "die edge" in capsys.readouterr().out
+    assert main(["calibrate", "tray", str(tmp_path / "missing.png")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+
+
+@pytest.mark.photos
+def test_real_photo_sample_end_to_end(tmp_path):
+    tray = photos_dir()
+    sample = tmp_path / "sample"
+    (sample / "images").mkdir(parents=True)
+    (sample / "labels").mkdir()
+    for path in sorted((tray / "images").glob("*.jpg"))[::15]:
+        (sample / "images" / path.name).symlink_to(path)
+        (sample / "labels" / f"{path.stem}.txt").symlink_to(tray / "labels" / f"{path.stem}.txt")
+    figures = evaluate(sample)
+    assert figures["images"] == 9
+    # Regression floor; the full-set figures are in the report.
+    assert figures["die_accuracy"] >= 0.45
+    assert figures["extra_dice"] <= 0.1 * figures["labelled_dice"]

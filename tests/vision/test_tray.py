@@ -1,0 +1,114 @@
+"""Tray profiles: finding the floor, saving, loading and validating."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+from pipdraw import frame_with_dice
+
+from companion.vision.tray import (
+    PROFILE_VERSION,
+    TrayProfile,
+    TrayProfileError,
+    calibrate_tray,
+    find_floor,
+    parse_corners,
+)
+from companion.vision.types import VisionError
+
+
+def _tray_frame(dice=()):
+    """A light table with a darker grey tray floor from (100, 80) to (540, 400)."""
+    frame = np.full((480, 640, 3), (225, 228, 230), np.uint8)
+    cv2.rectangle(frame, (90, 70), (550, 410), (40, 40, 40), -1)  # rim
+    cv2.rectangle(frame, (100, 80), (540, 400), (140, 150, 150), -1)  # floor
+    tray = frame_with_dice(list(dice), size=(640, 480), background=(140, 150, 150), seed=3)
+    inner = np.zeros(frame.shape[:2], bool)
+    inner[80:401, 100:541] = True
+    frame[inner] = tray[inner]
+    return frame
+
+
+def test_finds_the_floor_of_a_tray_with_dice_in_it():
+    frame = _tray_frame([(200, 200, 10, 3), (400, 300, 40, 5)])
+    corners = find_floor(frame)
+    assert len(corners) == 4
+    xs = sorted(x for x, _ in corners)
+    ys = sorted(y for _, y in corners)
+    assert abs(xs[0] - 100) < 12 and abs(xs[-1] - 540) < 12
+    assert abs(ys[0] - 80) < 12 and abs(ys[-1] - 400) < 12
+
+
+def test_calibration_measures_the_die_and_the_floor_colour():
+    frame = _tray_frame([(200, 200, 10, 3), (400, 300, 40, 5), (300, 150, 0, 1)])
+    profile = calibrate_tray(frame)
+    assert profile.die_size is not None and 36 <= profile.die_size <= 50
+    b, g, r = profile.floor_bgr
+    assert abs(b - 140) < 6 and abs(g - 150) < 6 and abs(r - 150) < 6
+    gains = profile.white_balance_gains()
+    assert gains[0] > 1 > gains[1]
+    mask = profile.valid_mask(frame.shape)
+    assert mask[240, 320] == 255 and mask[20, 20] == 0
+
+
+def test_user_corners_are_used_and_checked():
+    frame = _tray_frame()
+    corners = parse_corners("100,80,540,80,540,400,100,400")
+    profile = calibrate_tray(frame, corners)
+    assert profile.corners == corners
+    assert profile.die_size is None
+    with pytest.raises(TrayProfileError, match="outside"):
+        calibrate_tray(frame, parse_corners("100,80,700,80,540,400,100,400"))
+    with pytest.raises(TrayProfileError, match="four corners"):
+        parse_corners("1,2,3")
+    with pytest.raises(TrayProfileError, match="numbers"):
+        parse_corners("a,b,c,d,e,f,g,h")
+
+
+def test_profile_round_trips_through_json(tmp_path):
+    profile = TrayProfile(
+        (640, 480), ((10, 10), (600, 12), (598, 470), (8, 468)), 41.5, (120.0, 130.0, 140.0)
+    )
+    path = tmp_path / "calibration" / "pub.json"
+    profile.save(path)
+    data = json.loads(path.read_text())
+    assert data["version"] == PROFILE_VERSION
+    assert TrayProfile.load(path) == profile
+    # A profile made at 640x480 masks a 1280x960 frame at the same place.
+    big = profile.valid_mask((960, 1280, 3))
+    assert big[5, 5] == 0 and big[480, 640] == 255
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"version": 99}, "version 99"),
+        ({"corners": [[0, 0], [1, 1]]}, "at least 3 corners"),
+        ({"corners": [[0, 0], [900, 0], [0, 10]]}, "outside"),
+        ({"die_size": 1}, "implausible"),
+        ({"floor_bgr": "grey"}, "malformed"),
+    ],
+)
+def test_bad_profiles_say_what_is_wrong(change, message):
+    good = TrayProfile((640, 480), ((0, 0), (640, 0), (640, 480)), 40.0, (1.0, 2.0, 3.0))
+    data = {**good.to_dict(), **change}
+    with pytest.raises(TrayProfileError, match=message):
+        TrayProfile.from_dict(data)
+
+
+def test_missing_and_broken_files(tmp_path):
+    with pytest.raises(TrayProfileError, match="calibrate tray"):
+        TrayProfile.load(tmp_path / "none.json")
+    bad = tmp_path / "bad.json"
+    bad.write_text("{nope")
+    with pytest.raises(TrayProfileError, match="not valid JSON"):
+        TrayProfile.load(bad)
+    no_field = tmp_path / "nofield.json"
+    no_field.write_text(json.dumps({"version": PROFILE_VERSION}))
+    with pytest.raises(TrayProfileError, match="frame_size"):
+        TrayProfile.load(no_field)
+    assert issubclass(TrayProfileError, VisionError)
+    assert issubclass(TrayProfileError, ValueError)
