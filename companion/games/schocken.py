@@ -511,6 +511,10 @@ def _check_dice(state: State, player: str, throws: int, throw: Throw, turned: in
             f"{player} used 1 throw, so all three dice came from the hand: mark it as a "
             f"hand throw ({Throw(throw.dice, hand=True)})"
         )
+    if turned not in (0, 1, 2) or isinstance(turned, bool):
+        raise IllegalAction(
+            f"{player} turned {turned!r} dice: at most two 1s can come from turned sixes"
+        )
     if turned == 0:
         return
     if not state.rules.turn_sixes:

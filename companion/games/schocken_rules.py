@@ -201,7 +201,9 @@ class Rules:
             elif name == "tab_amount":
                 values[name] = _as_amount(raw)
             elif name == "tab_unit":
-                values[name] = str(raw).strip()
+                if not isinstance(raw, str):
+                    raise RuleError(f"rule 'tab_unit' takes text such as €, not {raw!r}")
+                values[name] = raw.strip()
             elif isinstance(flag.default, bool):
                 values[name] = _as_bool(name, raw)
             else:

@@ -197,6 +197,8 @@ def test_turned_sixes_are_checked_against_the_final_dice() -> None:
         play(game, "Anna 1 1-4-5h turned=1")
     with pytest.raises(IllegalAction, match="turned 2 dice into 1s but the throw 6-4-1 shows 1"):
         play(game, "Anna 3 6-4-1 turned=2")
+    with pytest.raises(IllegalAction, match="at most two 1s can come from turned sixes"):
+        play(game, "Anna 3 1-1-1 turned=3")
     state = play(game, "Anna 2 1-1-5 turned=2", "Ben 2 6-6-1 turned=1", "Carl 1 2-2-1h")
     assert deckel(state)["Carl"] == 5
     assert state.last_round.ranking[0].turned == 2
