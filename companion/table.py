@@ -257,11 +257,13 @@ class Table:
         module.start(parsed)
         pin_hash = hash_pin(pin, iterations=self._pin_iterations)
         with self._lock:
+            previous = self._store.active_game_id() if activate else None
             game_id = self._store.create_game(
                 module.NAME, parsed.to_dict(), pin_hash, self._clock(), activate=activate
             )
             self._folds[game_id] = Fold.begin(module, parsed)
             self._publish(game_id, 0, "created")
+            self._announce_archived(previous)
         return game_id
 
     def import_log(self, text: str, pin: str, *, activate: bool = False) -> int:
@@ -294,8 +296,16 @@ class Table:
     def activate(self, game_id: int) -> None:
         """Make ``game_id`` the game at the table (the previous one is archived)."""
         with self._lock:
+            previous = self._store.active_game_id()
             self._store.activate(game_id)
             self._publish(game_id, self._fold(game_id)[1].version, "activated")
+            if previous != game_id:
+                self._announce_archived(previous)
+
+    def _announce_archived(self, game_id: int | None) -> None:
+        # The game that left the table changed status too: pages showing it must know.
+        if game_id is not None:
+            self._publish(game_id, self._store.latest_version(game_id), "archived")
 
     def archive(self, game_id: int) -> None:
         """Put ``game_id`` away; if it was active, no game is active afterwards."""

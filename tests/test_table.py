@@ -544,3 +544,20 @@ def test_rockthebock_through_the_table_with_texts_in_both_languages(store):
     snap = table.correct(game_id, 2, {"action": "choose", "player": "Ben", "kind": "bock"}, "Mia")
     assert snap["view"]["dice_left"] == {"Anna": 10, "Ben": 6}
     assert snap["history"][2]["text"]["en"] != texts[1]["en"]
+
+
+def test_the_game_leaving_the_table_is_announced_as_archived(table):
+    first = table.create_game("counter", SETUP, PIN)
+    with table.subscribe() as sub:
+        second = table.create_game("counter", SETUP, PIN)
+        assert drain(sub) == [
+            {"game_id": second, "version": 0, "kind": "created"},
+            {"game_id": first, "version": 0, "kind": "archived"},
+        ]
+        table.activate(first)
+        assert drain(sub) == [
+            {"game_id": first, "version": 0, "kind": "activated"},
+            {"game_id": second, "version": 0, "kind": "archived"},
+        ]
+        table.activate(first)
+        assert drain(sub) == [{"game_id": first, "version": 0, "kind": "activated"}]
