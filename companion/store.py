@@ -119,7 +119,13 @@ class Store:
         self.path = Path(path)
         self._lock = threading.RLock()
         if str(path) != ":memory:":
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreError(
+                    f"cannot create the folder for the event log {path}: {exc.strerror}; "
+                    "choose another data_dir"
+                ) from None
         try:
             # Autocommit mode: transactions are opened explicitly below, so the
             # sqlite3 module never starts or commits one behind our back.
@@ -139,7 +145,7 @@ class Store:
         try:
             version = db.execute("PRAGMA user_version").fetchone()[0]
             if version == 0:
-                tables = db.execute("SELECT count(*) FROM sqlite_schema").fetchone()[0]
+                tables = db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
                 if tables:
                     raise SchemaError(
                         f"{self.path} is an SQLite database but not a companion event log; "

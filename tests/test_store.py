@@ -272,3 +272,10 @@ def test_a_busy_database_is_a_clear_error_and_records_nothing(tmp_path: Path):
         assert store.latest_version(game_id) == 0
         store.append(game_id, entry(1))
         assert store.latest_version(game_id) == 1
+
+
+def test_a_folder_that_cannot_be_made_is_a_clear_error(tmp_path: Path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    with pytest.raises(StoreError, match="cannot create the folder for the event log"):
+        Store(blocker / "data" / "log.sqlite3")
