@@ -9,6 +9,7 @@ draw one by one from Hypothesis; the seed is what Hypothesis varies and reports.
 
 from __future__ import annotations
 
+import json
 import random
 
 from hypothesis import given, settings
@@ -92,7 +93,8 @@ def test_random_legal_games_keep_deckel_and_replay_and_end(
     else:
         assert state.game_loser in state.half_losers and state.part == "finale"
     assert schocken.replay(setup, events) == state
-    table = schocken.standings(state)
+    assert json.loads(json.dumps(schocken.view(state)))["game_loser"] == state.game_loser
+    table = json.loads(json.dumps(schocken.standings(state)))
     lost = sum(s["halves_lost"] + s["finale_lost"] for s in table["statistics"].values())
     assert lost == (2 if state.durchmarsch else 3)
     assert sum(s["rounds_lost"] for s in table["statistics"].values()) == state.rounds_played
