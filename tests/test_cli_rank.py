@@ -61,7 +61,12 @@ def test_without_throws_prints_the_full_order(capsys) -> None:
     assert (rows[0]["text"], rows[-1]["text"]) == ("1-1-1", "2-2-1")
     assert all(r["hand"] is None for r in rows)
     _, text, _ = run(capsys, "schocken")
-    assert len(text.splitlines()) == 2 + 62  # header lines + Schocks split by hand
+    lines = text.splitlines()
+    assert len(lines) == 2 + 62 + 1  # header lines, Schocks split by hand, the note
+    assert lines[-1] == ("(62 rows: the 56 throws, 6 of them listed twice, from the hand and "
+                         "assembled, because these rules rank the two apart)")
+    _, text, _ = run(capsys, "schocken", "--rule", "handschock=off")
+    assert len(text.splitlines()) == 2 + 56
 
 
 @pytest.mark.parametrize("bad", ["1-1-7", "1-1", "abc"])

@@ -127,6 +127,10 @@ def run(args: argparse.Namespace) -> int:
     table = rows(throws, rules)
     if args.json:
         print(json.dumps(table, ensure_ascii=False))
-    else:
-        print(_table(table, rules))
+        return 0
+    print(_table(table, rules))
+    split = len(table) - 56
+    if not args.throws and split:
+        print(f"({len(table)} rows: the 56 throws, {split} of them listed twice, from the hand "
+              "and assembled, because these rules rank the two apart)")
     return 0
