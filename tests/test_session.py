@@ -9,9 +9,19 @@ import json
 import counter_game as cg
 import pytest
 from counter_game import add
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from companion.games import IllegalAction, ParseError
-from companion.session import Entry, Fold, LogError, format_csv, format_log, read_log
+from companion.session import (
+    Entry,
+    Fold,
+    LogError,
+    fold_entries,
+    format_csv,
+    format_log,
+    read_log,
+)
 
 SETUP = cg.Setup(("Anna", "Ben"))
 
@@ -267,3 +277,50 @@ def test_csv_has_one_row_per_entry_then_the_standings_block():
     assert rows[7] == ["standings", "key", "value"]
     block = {key: value for _, key, value in rows[8:]}
     assert block == {"count": "2", "added.Anna": "1", "added.Ben": "1", "winner": ""}
+
+
+# -- properties over random histories -----------------------------------------------
+
+_OPS = st.lists(
+    st.one_of(
+        st.tuples(st.just("add"), st.booleans(), st.integers(0, 4)),
+        st.tuples(st.just("undo")),
+        st.tuples(st.just("correct"), st.integers(1, 40), st.integers(0, 4)),
+    ),
+    max_size=40,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(ops=_OPS)
+def test_any_history_folds_like_its_actions_in_force_and_round_trips(ops):
+    setup = cg.Setup(("Anna", "Ben", "Cleo"), cg.Rules(20))
+    fold = Fold.begin(cg, setup)
+    for op in ops:
+        players = setup.players
+        if op[0] == "add":
+            # Mostly the player whose turn it is, sometimes the next one (illegal).
+            player = players[(fold.state.turn + (0 if op[1] else 1)) % len(players)]
+            payload = add(player, op[2])
+        elif op[0] == "undo":
+            payload = UNDO
+        else:
+            target = min(op[1], max(fold.version, 1))
+            old = fold.entries[target - 1].payload if fold.entries else {}
+            payload = correct(target, add(str(old.get("player", "Anna")), op[2]))
+        try:
+            fold = fold.add(Entry(fold.version + 1, payload))
+        except (IllegalAction, ParseError):
+            continue
+    # The state is exactly the actions in force, applied from the start.
+    state = cg.start(setup)
+    for _, event in fold.live:
+        state = cg.apply(state, event)
+    assert fold.state == state
+    # Undone versions are exactly the actions not in force and not overwritten.
+    in_force = {version for version, _ in fold.live}
+    actions = {e.version for e in fold.entries if e.kind == "action"}
+    assert set(fold.undone_by) == actions - in_force
+    # Writing the log and reading it back, or folding the stored entries, rebuilds it.
+    assert read_log(format_log(fold), cg.games).state == fold.state
+    assert fold_entries(cg, setup, fold.entries).state == fold.state
