@@ -252,3 +252,17 @@ def test_games_lists_what_is_stored(database, capsys):
     assert main(["games", "--db", str(path), "--json"]) == 0
     [row] = json.loads(capsys.readouterr().out)
     assert (row["id"], row["version"], row["over"]) == (game_id, 5, False)
+
+
+def test_schocken_club_tab(tmp_path, capsys):
+    setup = {**SCHOCKEN_SETUP, "rules": {"tab_amount": 1.5, "tab_unit": "€"}}
+    code, out, _ = replay(tmp_path, capsys, _log("schocken", setup, *SCHOCKEN_FINALE))
+    assert code == 0
+    lines = out.splitlines()
+    start = lines.index("Club tab (1.5 € per half lost):")
+    # Ben lost half 1, Cleo half 2 and the Finale (played as a half).
+    assert [line.split() for line in lines[start + 2 : start + 5]] == [
+        ["Anna", "0", "€"],
+        ["Ben", "1.5", "€"],
+        ["Cleo", "3", "€"],
+    ]
