@@ -429,7 +429,8 @@ def read_log(text: str, games: Callable[[str], ModuleType] = game_module) -> Fol
     The message names the line: ``line 7: Ben may throw at most 2 times ...``.
     Every action line is checked when it is read, even one a later undo cancels.
     """
-    lines = _lines(text)
+    # A byte-order mark (Windows editors add one) is not part of the header.
+    lines = _lines(text.removeprefix("\ufeff"))
     first = next(lines, None)
     if first is None:
         raise LogError("line 1", ParseError("the log is empty; it needs a header line"))

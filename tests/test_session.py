@@ -324,3 +324,7 @@ def test_any_history_folds_like_its_actions_in_force_and_round_trips(ops):
     # Writing the log and reading it back, or folding the stored entries, rebuilds it.
     assert read_log(format_log(fold), cg.games).state == fold.state
     assert fold_entries(cg, setup, fold.entries).state == fold.state
+
+
+def test_a_byte_order_mark_before_the_header_is_ignored():
+    assert read_log("\ufeff" + log(add("Anna", 2)), cg.games).state.count == 2
