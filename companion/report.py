@@ -18,7 +18,12 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]], indent: str 
     widths = [
         max(len(h), *(len(r[i]) for r in cells)) if cells else len(h) for i, h in enumerate(headers)
     ]
-    numeric = [bool(cells) and all(_is_number(row[i]) for row in rows) for i in range(len(headers))]
+    # A column is numeric when every value given is a number ("-" for None fits both).
+    numeric = [
+        any(row[i] is not None for row in rows)
+        and all(row[i] is None or _is_number(row[i]) for row in rows)
+        for i in range(len(headers))
+    ]
 
     def line(values: Sequence[str]) -> str:
         parts = [

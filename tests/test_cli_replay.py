@@ -266,3 +266,14 @@ def test_schocken_club_tab(tmp_path, capsys):
         ["Ben", "1.5", "€"],
         ["Cleo", "3", "€"],
     ]
+
+
+def test_text_table_aligns_numbers_right_and_shows_missing_values_as_dash():
+    from companion.report import table
+
+    text = table(["player", "rate", "score"], [["Anna", None, "+5"], ["Bernadette", 0.5, "-10"]])
+    assert text.splitlines() == [
+        "player      rate  score",
+        "Anna           -     +5",
+        "Bernadette   0.5    -10",
+    ]
