@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from companion.cli import main
+from companion.report import table as text_table
 from companion.store import Store
 from companion.table import Table
 
@@ -269,9 +270,9 @@ def test_schocken_club_tab(tmp_path, capsys):
 
 
 def test_text_table_aligns_numbers_right_and_shows_missing_values_as_dash():
-    from companion.report import table
-
-    text = table(["player", "rate", "score"], [["Anna", None, "+5"], ["Bernadette", 0.5, "-10"]])
+    text = text_table(
+        ["player", "rate", "score"], [["Anna", None, "+5"], ["Bernadette", 0.5, "-10"]]
+    )
     assert text.splitlines() == [
         "player      rate  score",
         "Anna           -     +5",
