@@ -24,9 +24,9 @@ import numpy as np
 
 from companion.vision.types import DieRegion, VisionError
 
-# The finder works on frames of about this size: big enough for dice of 15 px and up,
-# small enough that the whole stage stays within a few milliseconds.
-WORK_SIDE = 640
+# The finder works on frames of about this size: dice of a tray-filling camera view are
+# still 8 px and more, and the whole stage stays within a few milliseconds.
+WORK_SIDE = 480
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,7 @@ class FinderOptions:
     """Knobs of the die finder; the defaults suit a top-down camera over a tray."""
 
     die_size: float | None = None  # expected die edge in frame pixels (from calibration)
-    min_die_px: float = 12.0  # smallest die edge worth reporting, in working pixels
+    min_die_px: float = 6.0  # smallest die edge worth reporting, in working pixels
     noise_sigmas: float = 5.0  # foreground threshold in robust sigmas of the score
     min_threshold: float = 4.0  # floor of the foreground threshold (Lab units)
 
@@ -61,7 +61,7 @@ def working_scale(frame_shape: tuple[int, ...]) -> float:
 def foreground_score(lab: np.ndarray) -> np.ndarray:
     """Per-pixel colour distance (float32) of a Lab image from its estimated background."""
     h, w = lab.shape[:2]
-    cell = 8
+    cell = max(2, round(max(h, w) / 80))
     small = cv2.resize(lab, (max(w // cell, 1), max(h // cell, 1)), interpolation=cv2.INTER_AREA)
     background = cv2.medianBlur(small, 7)
     background = cv2.resize(background, (w, h), interpolation=cv2.INTER_LINEAR)
@@ -77,7 +77,9 @@ def foreground_mask(
     score: np.ndarray, options: FinderOptions, valid: np.ndarray | None
 ) -> np.ndarray:
     """Binary (uint8 0/255) mask of the pixels that are not tray background."""
-    sample = score[valid > 0] if valid is not None else score
+    sample = score[valid > 0] if valid is not None else score.ravel()
+    # Every seventh pixel estimates the noise level as well as all of them, 7x faster.
+    sample = sample[::7]
     if sample.size == 0:
         return np.zeros(score.shape, np.uint8)
     med = float(np.median(sample))
