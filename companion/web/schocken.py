@@ -70,8 +70,10 @@ def throw(game_id: int) -> Any:
                                   "throws": _int_field("throws", 1, 3), "hidden": True}
         return respond_with(game_id, get_table().submit(game_id, action, who()))
     dice = [_int_field(f"d{i}", 1, 6) for i in (1, 2, 3)]
-    action = {"action": "reveal" if revealing else "throw", "player": player, "dice": dice,
-              "hand": _flag("hand")}
+    action = {"action": "reveal" if revealing else "throw", "player": player, "dice": dice}
+    if "hand" in request.form:
+        action["hand"] = _flag("hand")
+    # Without the field the engine's default applies (a single throw is from the hand).
     if not revealing:
         action["throws"] = _int_field("throws", 1, 3)
     turned = request.form.get("turned", "0").strip() or "0"

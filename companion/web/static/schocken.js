@@ -129,7 +129,7 @@
       else {
         pick.dice.forEach(function (d, i) { data.append("d" + (i + 1), d); });
         if (!revealing) data.append("throws", pick.throws);
-        if (document.getElementById("hand").checked) data.append("hand", "1");
+        data.append("hand", document.getElementById("hand").checked ? "1" : "0");
         data.append("turned", pick.turned);
       }
       DC.post("/games/" + DC.gameId + "/schocken/throw", data).then(function (done) {
