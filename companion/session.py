@@ -57,6 +57,7 @@ __all__ = [
     "CORRECT",
     "LOG_FORMAT",
     "LOG_VERSION",
+    "TEXT_LANGUAGES",
     "UNDO",
     "Entry",
     "Fold",
@@ -65,7 +66,9 @@ __all__ = [
     "fold_entries",
     "format_csv",
     "format_log",
+    "iso_time",
     "parse_action",
+    "read_header",
     "read_log",
 ]
 
