@@ -561,3 +561,38 @@ def test_the_game_leaving_the_table_is_announced_as_archived(table):
         ]
         table.activate(first)
         assert drain(sub) == [{"game_id": first, "version": 0, "kind": "activated"}]
+
+
+def test_listeners_coming_and_going_while_others_record(table):
+    game_id = table.create_game("counter", {**SETUP, "rules": {"limit": 1000}}, PIN)
+    stop = threading.Event()
+    errors: list[BaseException] = []
+
+    def recorder() -> None:
+        try:
+            for i in range(60):
+                table.submit(game_id, add("Anna" if i % 2 == 0 else "Ben", 1), "Mia")
+        except BaseException as exc:  # reported below: a thread's error must fail the test
+            errors.append(exc)
+        finally:
+            stop.set()
+
+    def fickle_listener() -> None:
+        try:
+            while not stop.is_set():
+                with table.subscribe() as sub:
+                    sub.get(timeout=0.001)
+        except BaseException as exc:
+            errors.append(exc)
+
+    with table.subscribe() as steady:
+        threads = [threading.Thread(target=fickle_listener) for _ in range(3)]
+        threads.append(threading.Thread(target=recorder))
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=30)
+        notices = drain(steady)
+    assert errors == []
+    assert table.subscriber_count == 0
+    assert notices[-1] == {"game_id": game_id, "version": 60, "kind": "action"}
