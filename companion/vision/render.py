@@ -239,7 +239,7 @@ def render_throw(
         _paste_face(canvas, tex, alpha, ordered, rng)
 
     gains = _light(rng, canvas, hard)
-    _glare(rng, canvas, tops, edge, hard)
+    _glare(rng, canvas, tops, edge, hard, np.array(gains, np.float32))
 
     homography = _tilt(rng, width, height, hard)
     canvas = cv2.warpPerspective(
@@ -661,9 +661,18 @@ def _light(rng: np.random.Generator, canvas: np.ndarray, hard: bool) -> tuple[fl
 
 
 def _glare(
-    rng: np.random.Generator, canvas: np.ndarray, tops: list[np.ndarray], edge: float, hard: bool
+    rng: np.random.Generator,
+    canvas: np.ndarray,
+    tops: list[np.ndarray],
+    edge: float,
+    hard: bool,
+    gains: np.ndarray,
 ) -> None:
-    """Specular spots of the lamp on a few glossy top faces, and a sheen on the tray."""
+    """Specular spots of the lamp on a few glossy top faces, and a sheen on the tray.
+
+    A reflection has the colour and strength of the light it reflects, so the spots are
+    scaled by the light's gains: dim light gives dim glare, warm light warm glare.
+    """
     h, w = canvas.shape[:2]
     chance = 0.45 if hard else 0.2
     for top in tops:
@@ -671,7 +680,7 @@ def _glare(
             continue
         c = top.mean(axis=0)
         pos = c + rng.uniform(-0.3, 0.3, 2) * edge
-        radius = edge * float(rng.uniform(0.08, 0.2) if hard else rng.uniform(0.05, 0.12))
+        radius = edge * float(rng.uniform(0.06, 0.15) if hard else rng.uniform(0.04, 0.1))
         strength = float(rng.uniform(0.5, 1.0) if hard else rng.uniform(0.3, 0.7))
         _add_spot(
             canvas,
@@ -679,17 +688,19 @@ def _glare(
             radius,
             radius * float(rng.uniform(0.4, 1.0)),
             float(rng.uniform(0, 180)),
-            strength,
+            strength * gains,
             w,
             h,
         )
     if rng.random() < (0.6 if hard else 0.3):
         pos = np.array([rng.uniform(0, w), rng.uniform(0, h)])
         r = edge * float(rng.uniform(1.0, 3.0))
-        _add_spot(canvas, pos, r, r * 0.5, float(rng.uniform(0, 180)), 0.25, w, h)
+        _add_spot(canvas, pos, r, r * 0.5, float(rng.uniform(0, 180)), 0.25 * gains, w, h)
 
 
-def _add_spot(canvas, pos, rx: float, ry: float, angle: float, strength: float, w, h) -> None:
+def _add_spot(
+    canvas, pos, rx: float, ry: float, angle: float, strength: np.ndarray, w, h
+) -> None:
     pad = int(rx * 2.5) + 2
     x0, y0 = max(0, int(pos[0]) - pad), max(0, int(pos[1]) - pad)
     x1, y1 = min(w, int(pos[0]) + pad), min(h, int(pos[1]) + pad)
@@ -699,7 +710,7 @@ def _add_spot(canvas, pos, rx: float, ry: float, angle: float, strength: float, 
     center = (int(pos[0]) - x0, int(pos[1]) - y0)
     cv2.ellipse(spot, center, (max(1, int(rx)), max(1, int(ry))), angle, 0, 360, 1.0, -1)
     spot = cv2.GaussianBlur(spot, (0, 0), max(1.0, ry * 0.5))
-    canvas[y0:y1, x0:x1] += (strength * spot)[:, :, None]
+    canvas[y0:y1, x0:x1] += spot[:, :, None] * strength
 
 
 def _tilt(rng: np.random.Generator, width: int, height: int, hard: bool) -> np.ndarray:

@@ -1,0 +1,177 @@
+"""Enrolment: teach the classifier the table's own Rock the Bock dice, from frames only.
+
+Guided capture, one face at a time: the players turn several dice to the same face (say
+all ten to ``goat_yellow``), the camera takes a few frames, and ``enrol_face`` measures
+every die it finds. The face's model becomes the robust mean of those measurements; its
+spread is at least the built-in spread, because the enrolment frames show one light
+while the game will see others. A die that measures far from the rest (one left on a
+different face) is dropped and counted in the result.
+
+Storage: the models live in the calibration profile (the tray profile's JSON file, see
+``companion.vision.tray``) under an extra top-level key that the tray code ignores::
+
+    "faces": {"version": 1,
+              "models": {"goat_yellow": {"mean": [...], "spread": [...], "count": 30}, ...}}
+
+``mean`` and ``spread`` follow ``faces.FEATURE_NAMES``. ``save_models`` rewrites only that
+key and keeps everything else in the file; a file that does not exist yet is created
+with just the faces section (``companion calibrate tray`` can add the tray later).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from companion.vision.faces import (
+    BUILTIN_SPREAD,
+    FEATURE_NAMES,
+    BockRecognizer,
+    FaceClassifier,
+    FaceModel,
+    FaceModelError,
+)
+from companion.vision.render import FACES
+from companion.vision.tray import TrayProfile
+
+FACES_VERSION = 1
+MIN_DICE = 3  # fewer measured dice than this give no trustworthy model
+
+
+@dataclass(frozen=True)
+class Enrolment:
+    """The outcome of enrolling one face."""
+
+    model: FaceModel
+    frames: int
+    dice: int  # dice measured and kept
+    dropped: int  # dice that measured unlike the rest (probably showing another face)
+    nearest: str  # the other face whose model lies closest to the new one
+    separation: float  # normalised distance to that face; below ~3 the two may be confused
+
+
+def enrol_face(
+    face: str,
+    frames: Iterable[np.ndarray],
+    recognizer: BockRecognizer | None = None,
+    current: Mapping[str, FaceModel] | None = None,
+) -> Enrolment:
+    """Learn ``face`` from frames in which (almost) every die shows it.
+
+    ``recognizer`` supplies the die finder, tray profile and colour reference (default:
+    none); ``current`` are the models already enrolled, used to report how far the new
+    face lies from the others. Raises ``FaceModelError`` for an unknown face or when
+    fewer than ``MIN_DICE`` dice were found.
+    """
+    if face not in FACES:
+        raise FaceModelError(f"unknown face {face!r}; use one of {', '.join(FACES)}")
+    recognizer = recognizer or BockRecognizer()
+    vectors = []
+    n_frames = 0
+    for frame in frames:
+        n_frames += 1
+        samples, _ = recognizer.sample(frame)
+        vectors.extend(s.features.vector() for s in samples)
+    if len(vectors) < MIN_DICE:
+        raise FaceModelError(
+            f"found only {len(vectors)} dice in {n_frames} frame(s) for {face}; turn at least"
+            f" {MIN_DICE} dice to {face}, lay them apart in the tray and capture again"
+        )
+    data = np.array(vectors, np.float32)
+    median = np.median(data, axis=0)
+    mad = np.median(np.abs(data - median), axis=0) * 1.4826
+    scale = np.maximum(mad, BUILTIN_SPREAD * 0.5)
+    keep = (np.abs(data - median) / scale).max(axis=1) <= 4.0
+    kept = data[keep]
+    if len(kept) < MIN_DICE:
+        raise FaceModelError(
+            f"the dice in the {face} frames disagree with each other; check that every die"
+            f" shows {face} and capture again"
+        )
+    spread = np.maximum(kept.std(axis=0), BUILTIN_SPREAD)
+    model = FaceModel(
+        face=face,
+        mean=tuple(float(v) for v in kept.mean(axis=0)),
+        spread=tuple(float(v) for v in spread),
+        count=int(len(kept)),
+    )
+    others = FaceClassifier(current).models
+    nearest, separation = "", float("inf")
+    for other, m in others.items():
+        if other == face:
+            continue
+        z = (np.array(model.mean) - np.array(m.mean)) / np.maximum(
+            np.array(model.spread), np.array(m.spread)
+        )
+        d = float(np.sqrt((z * z).sum()))
+        if d < separation:
+            nearest, separation = other, d
+    return Enrolment(
+        model=model,
+        frames=n_frames,
+        dice=int(len(kept)),
+        dropped=int(len(data) - len(kept)),
+        nearest=nearest,
+        separation=round(separation, 2),
+    )
+
+
+def load_models(path: Path | str) -> dict[str, FaceModel]:
+    """The enrolled face models in the profile at ``path`` (empty when none are enrolled)."""
+    data = _read(Path(path))
+    section = data.get("faces")
+    if section is None:
+        return {}
+    if not isinstance(section, dict) or section.get("version") != FACES_VERSION:
+        raise FaceModelError(
+            f"{path}: the faces section has an unsupported version; enrol the faces again"
+        )
+    models = section.get("models", {})
+    if not isinstance(models, dict):
+        raise FaceModelError(f"{path}: faces.models must be an object; enrol the faces again")
+    return {face: FaceModel.from_dict(face, m) for face, m in models.items()}
+
+
+def save_models(path: Path | str, models: Mapping[str, FaceModel]) -> None:
+    """Store ``models`` in the profile at ``path``, keeping the rest of the file."""
+    path = Path(path)
+    data = _read(path) if path.exists() else {}
+    data["faces"] = {
+        "version": FACES_VERSION,
+        "features": list(FEATURE_NAMES),
+        "models": {face: models[face].to_dict() for face in FACES if face in models},
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+
+
+def load_recognizer(path: Path | str | None) -> BockRecognizer:
+    """A ``BockRecognizer`` with the tray profile and enrolled faces at ``path``, if any.
+
+    A file holding only a faces section (no tray calibration yet) is fine.
+    """
+    if path is None:
+        return BockRecognizer()
+    data = _read(Path(path))
+    profile = None
+    if "corners" in data:
+        profile = TrayProfile.from_dict(data)
+    return BockRecognizer(profile=profile, models=load_models(path))
+
+
+def _read(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise FaceModelError(
+            f"no calibration profile at {path}; run `companion calibrate tray` or enrol a face"
+        ) from None
+    except json.JSONDecodeError as exc:
+        raise FaceModelError(f"{path} is not valid JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise FaceModelError(f"{path} must hold a JSON object")
+    return data

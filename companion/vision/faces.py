@@ -1,0 +1,489 @@
+"""Classify the top face of Rock the Bock dice: wolf, bock or a goat of one colour.
+
+Every face is a skull printed on a background: bock black on white, goats light on their
+player colour, wolf light on dark grey. Seen from above, the middle of the top face holds
+exactly two colours, the skull and its background, and both lie under the same light.
+So the classifier splits the middle of each face into its lighter and its darker colour
+and describes the face by the ratio dark / light per channel (as logarithms) plus the
+share of light pixels. A colour cast multiplies both colours channel by channel and
+cancels in the ratio: the skull of a goat is the white reference for its own background,
+which is why warm pub light does not turn a yellow goat red. When the calibration holds a
+colour reference (white-balance gains), the frame is balanced with it first; ratios stay
+the deciding features either way.
+
+Each face has a model: the mean and spread of those features. Built-in models come from
+the renderer's picture of the dice (``render.DEFAULT_PALETTE``); enrolment
+(``companion.vision.enrol``) replaces them with what the table's own dice look like.
+A die whose features are far from every model, or close to two, is reported uncertain
+with no value instead of a guess.
+
+Stages and their timings (``Reading.timings_ms``): ``find`` (the shared die finder),
+``locate`` (the top face inside the found region, which may include side walls and
+shadow), ``measure`` (the two colours) and ``classify``.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from companion.vision.detect import FinderOptions, check_frame, find_dice
+from companion.vision.render import DEFAULT_PALETTE, FACES, Palette, face_texture
+from companion.vision.tray import TrayProfile
+from companion.vision.types import Die, DieRegion, Reading, VisionError
+
+# Radius of the sampled disc around the top-face centre, in die edges. The print covers
+# the face up to ~0.42 edge from the centre, so a disc of 0.3 tolerates the centre being
+# off by a tenth of an edge without sampling the die's plastic or the tray.
+SAMPLE_RADIUS = 0.3
+_PATCH = 17  # the disc is sampled on a _PATCH x _PATCH grid: enough pixels, little time
+FEATURE_NAMES = ("level", "hue_b", "hue_g", "hue_r", "light_centre", "light_ring")
+# How far each feature of a face may stray between lights, blur and glare (measured on
+# rendered frames, normal and hard); enrolled models never get less.
+BUILTIN_SPREAD = np.array([0.25, 0.2, 0.2, 0.2, 0.12, 0.1], np.float32)
+
+
+class FaceModelError(VisionError):
+    """A face model or enrolment record that cannot be used."""
+
+
+@dataclass(frozen=True)
+class FaceFeatures:
+    """What the classifier sees of one die's top face."""
+
+    light: tuple[float, float, float]  # median BGR of the lighter colour (balanced)
+    dark: tuple[float, float, float]  # median BGR of the darker colour (balanced)
+    light_centre: float  # share of light pixels in the middle (the skull of most faces)
+    light_ring: float  # share of light pixels around it (mostly background)
+
+    def vector(self) -> np.ndarray:
+        """The feature vector in ``FEATURE_NAMES`` order."""
+        light = np.array(self.light, np.float32)
+        dark = np.array(self.dark, np.float32)
+        ratio = np.log(dark + 2.0) - np.log(light + 2.0)
+        level = float(ratio.mean())
+        # Veiling glare and blur shrink the whole ratio towards zero; its hue, relative
+        # to how dark the darker colour is, stays put. The 0.3 keeps flat faces finite.
+        hue = (ratio - level) / (abs(level) + 0.3)
+        return np.array([level, *hue, self.light_centre, self.light_ring], np.float32)
+
+
+@dataclass(frozen=True)
+class FaceModel:
+    """Mean and spread of the features of one face."""
+
+    face: str
+    mean: tuple[float, ...]
+    spread: tuple[float, ...]
+    count: int  # dice it was learnt from (0: built in)
+
+    def to_dict(self) -> dict:
+        """A JSON-ready dict (see ``from_dict``)."""
+        return {
+            "mean": [round(v, 4) for v in self.mean],
+            "spread": [round(v, 4) for v in self.spread],
+            "count": self.count,
+        }
+
+    @classmethod
+    def from_dict(cls, face: str, data: Mapping) -> FaceModel:
+        """Parse the dict written by ``to_dict``; raises ``FaceModelError`` if malformed."""
+        if face not in FACES:
+            raise FaceModelError(f"unknown face {face!r} in profile; faces are {', '.join(FACES)}")
+        try:
+            mean = tuple(float(v) for v in data["mean"])
+            spread = tuple(float(v) for v in data["spread"])
+            count = int(data["count"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise FaceModelError(
+                f"face {face!r} in profile is malformed ({exc}); enrol it again"
+            ) from None
+        n = len(FEATURE_NAMES)
+        if len(mean) != n or len(spread) != n or min(spread) <= 0:
+            raise FaceModelError(
+                f"face {face!r} in profile needs {n} means and {n} positive spreads; enrol it again"
+            )
+        return cls(face=face, mean=mean, spread=spread, count=count)
+
+
+@dataclass(frozen=True)
+class FaceVerdict:
+    """The classifier's answer for one die."""
+
+    face: str | None  # None when uncertain
+    confidence: float  # posterior of the best face, 0..1
+    best: str  # the best face even when uncertain (for display and debugging)
+    distance: float  # normalised distance to the best face's model
+    uncertain: bool
+
+
+@functools.lru_cache(maxsize=8)
+def _builtin_models(palette: Palette) -> tuple[FaceModel, ...]:
+    models = []
+    for face in FACES:
+        tex = face_texture(face, palette)
+        vectors = []
+        # The face as a camera sees it: small (45-75 px), a little soft, at any angle.
+        for edge, sigma, angle in itertools.product((45, 75), (0.8, 1.6), (0.0, 30.0)):
+            scale = edge / tex.shape[0]
+            side = int(edge * 1.6)
+            m = cv2.getRotationMatrix2D((tex.shape[1] / 2, tex.shape[0] / 2), angle, scale)
+            m[:, 2] += side / 2 - np.array([tex.shape[1] / 2, tex.shape[0] / 2])
+            view = cv2.warpAffine(tex, m, (side, side), borderMode=cv2.BORDER_REPLICATE)
+            view = cv2.GaussianBlur(view, (0, 0), sigma)
+            feats = face_features(view, (side / 2, side / 2), float(edge), -angle)
+            vectors.append(feats.vector())
+        arr = np.array(vectors, np.float32)
+        spread = np.maximum(BUILTIN_SPREAD, arr.std(axis=0))
+        models.append(
+            FaceModel(
+                face=face,
+                mean=tuple(float(v) for v in arr.mean(axis=0)),
+                spread=tuple(float(v) for v in spread),
+                count=0,
+            )
+        )
+    return tuple(models)
+
+
+def builtin_models(palette: Palette = DEFAULT_PALETTE) -> dict[str, FaceModel]:
+    """Face models from the renderer's picture of ``palette`` (the out-of-the-box set)."""
+    return {m.face: m for m in _builtin_models(palette)}
+
+
+def face_features(
+    frame: np.ndarray,
+    center: tuple[float, float],
+    size: float,
+    angle: float,
+    gains: np.ndarray | None = None,
+) -> FaceFeatures:
+    """Sample the middle of one top face and split it into its light and dark colour."""
+    pixels = _sample_disc(frame, center, size, angle)
+    if gains is not None:
+        pixels = pixels * gains
+    return _two_colours(pixels)
+
+
+def _disc_masks() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r = (_PATCH - 1) / 2
+    ys, xs = np.mgrid[0:_PATCH, 0:_PATCH]
+    dist = np.sqrt((xs - r) ** 2 + (ys - r) ** 2) / r
+    disc = dist <= 1.0 + 0.5 / r
+    radius = dist[disc]
+    # Centre: within 0.12 edge (the cranium); ring: beyond 0.2 edge (mostly background).
+    return disc, radius < 0.4, radius > 0.68
+
+
+_DISC, _CENTRE, _RING = _disc_masks()
+
+
+def _sample_disc(
+    frame: np.ndarray, center: tuple[float, float], size: float, angle: float
+) -> np.ndarray:
+    """Pixels (float32, n x 3) of a disc of SAMPLE_RADIUS edges around ``center``."""
+    radius = SAMPLE_RADIUS * size
+    step = 2 * radius / (_PATCH - 1)
+    a = math.radians(angle)
+    ca, sa = math.cos(a) * step, math.sin(a) * step
+    half = (_PATCH - 1) / 2
+    # Affine map from patch pixels to frame pixels, inverted for warpAffine.
+    m = np.array(
+        [
+            [ca, -sa, center[0] - half * (ca - sa)],
+            [sa, ca, center[1] - half * (sa + ca)],
+        ],
+        np.float64,
+    )
+    patch = cv2.warpAffine(
+        frame,
+        m,
+        (_PATCH, _PATCH),
+        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
+    return patch[_DISC].astype(np.float32)
+
+
+def _two_colours(pixels: np.ndarray) -> FaceFeatures:
+    """Split the disc's pixels into a light and a dark colour (two-means, glare removed)."""
+    brightness = pixels.sum(axis=1)
+    # Glare is lamp light added on top of the print: brighter than anything printed.
+    # The 70th percentile lies inside the face's lighter colour unless glare covers
+    # over a third of the disc; pixels well above it are left out of both colours.
+    ceiling = float(np.percentile(brightness, 70)) * 1.25 + 24.0
+    usable = brightness <= ceiling
+    if usable.sum() < 0.5 * len(pixels):
+        usable[:] = True
+    sample = pixels[usable]
+    level = brightness[usable]
+    order = np.argsort(level)
+    n = len(order)
+    dark_c = sample[order[: max(1, n // 4)]].mean(axis=0)
+    light_c = sample[order[-max(1, n // 4) :]].mean(axis=0)
+    is_light = level > np.median(level)
+    for _ in range(6):
+        d_dark = ((sample - dark_c) ** 2).sum(axis=1)
+        d_light = ((sample - light_c) ** 2).sum(axis=1)
+        new = d_light < d_dark
+        if new.all() or not new.any():
+            break
+        is_light = new
+        dark_c = sample[~is_light].mean(axis=0)
+        light_c = sample[is_light].mean(axis=0)
+    if is_light.all() or not is_light.any():
+        # A face of one flat colour: both colours are that colour.
+        light = dark = np.median(sample, axis=0)
+    else:
+        # Blur mixes the skull's thin parts with the background; the half of each colour
+        # farther from the other one is the print itself, not the mixed rim.
+        light = _core(sample[is_light], dark_c)
+        dark = _core(sample[~is_light], light_c)
+    # Light shares by zone; glare pixels hide the print, so they count as neither.
+    light_all = np.zeros(len(pixels), np.float32)
+    light_all[usable] = is_light
+    return FaceFeatures(
+        light=tuple(float(v) for v in light),
+        dark=tuple(float(v) for v in dark),
+        light_centre=_share(light_all, usable, _CENTRE),
+        light_ring=_share(light_all, usable, _RING),
+    )
+
+
+def _share(light: np.ndarray, usable: np.ndarray, zone: np.ndarray) -> float:
+    seen = usable & zone
+    if not seen.any():
+        return float(light[zone].mean())
+    return float(light[seen].mean())
+
+
+def _core(members: np.ndarray, other: np.ndarray) -> np.ndarray:
+    dist = ((members - other) ** 2).sum(axis=1)
+    far = members[dist >= np.median(dist)]
+    return np.median(far, axis=0)
+
+
+class FaceClassifier:
+    """Nearest face model by normalised distance, with a posterior as confidence."""
+
+    def __init__(
+        self,
+        models: Mapping[str, FaceModel] | None = None,
+        min_confidence: float = 0.9,
+        max_distance: float = 4.0,
+    ) -> None:
+        base = builtin_models()
+        if models:
+            base.update(models)
+        self.models = base
+        self.min_confidence = min_confidence
+        self.max_distance = max_distance
+        self._faces = list(FACES)
+        self._means = np.array([base[f].mean for f in FACES], np.float32)
+        self._spreads = np.array([base[f].spread for f in FACES], np.float32)
+
+    def classify(self, features: FaceFeatures) -> FaceVerdict:
+        """The face of one die, or ``None`` with ``uncertain`` set when unsure."""
+        x = features.vector()
+        z = (x[None, :] - self._means) / self._spreads
+        d2 = (z * z).sum(axis=1) + 2.0 * np.log(self._spreads).sum(axis=1)
+        best = int(np.argmin(d2))
+        logits = -0.5 * (d2 - d2[best])
+        post = np.exp(logits) / np.exp(logits).sum()
+        confidence = float(post[best])
+        distance = float(np.sqrt(((z[best]) ** 2).sum() / len(x)))
+        uncertain = confidence < self.min_confidence or distance > self.max_distance
+        face = self._faces[best]
+        return FaceVerdict(
+            face=None if uncertain else face,
+            confidence=round(confidence, 4),
+            best=face,
+            distance=round(distance, 3),
+            uncertain=uncertain,
+        )
+
+
+_FIT = 20.0  # working pixels per region size for the top-face fit
+
+
+def fit_top_face(
+    frame: np.ndarray, region: DieRegion, edge_range: tuple[float, float] = (0.7, 0.98)
+) -> tuple[tuple[float, float], float]:
+    """Centre and edge of the top face inside a found die region (frame pixels).
+
+    The finder's region may hold the die's side walls and shadow as well. The top face
+    is the square, turned like the region, whose outline has the strongest colour edges:
+    its rim against the side walls, the tray or a neighbour. Sizes from ``edge_range``
+    times the region's size are tried, positions anywhere inside the region.
+    """
+    f = _FIT / max(region.size, 1.0)
+    side = int(math.ceil(region.size * f * 1.25)) + 4
+    a = math.radians(region.angle)
+    ca, sa = math.cos(a) / f, math.sin(a) / f
+    half = (side - 1) / 2.0
+    cx, cy = region.center
+    m = np.array([[ca, -sa, cx - half * (ca - sa)], [sa, ca, cy - half * (sa + ca)]], np.float64)
+    win = cv2.warpAffine(
+        frame,
+        m,
+        (side, side),
+        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+        borderMode=cv2.BORDER_REPLICATE,
+    ).astype(np.float32)
+    gx = np.abs(cv2.Sobel(win, cv2.CV_32F, 1, 0, ksize=3)).max(axis=2)
+    gy = np.abs(cv2.Sobel(win, cv2.CV_32F, 0, 1, ksize=3)).max(axis=2)
+    # Column sums of |gx| and row sums of |gy| as prefix sums: each side of a candidate
+    # square is then two look-ups.
+    cgx = np.vstack([np.zeros((1, side), np.float32), np.cumsum(gx, axis=0)])
+    cgy = np.hstack([np.zeros((side, 1), np.float32), np.cumsum(gy, axis=1)])
+    best = (-1.0, half, half, _FIT)
+    lo = max(6, int(_FIT * edge_range[0]))
+    hi = min(side - 2, int(round(_FIT * edge_range[1])))
+    for t in range(lo, hi + 1):
+        n = side - t
+        if n <= 0:
+            break
+        x0 = np.arange(n)[None, :]
+        y0 = np.arange(n)[:, None]
+        left = cgx[y0 + t, x0] - cgx[y0, x0]
+        right = cgx[y0 + t, x0 + t] - cgx[y0, x0 + t]
+        top = cgy[y0, x0 + t] - cgy[y0, x0]
+        bottom = cgy[y0 + t, x0 + t] - cgy[y0 + t, x0]
+        score = (left + right + top + bottom) / (4.0 * t)
+        k = int(np.argmax(score))
+        if score.flat[k] > best[0]:
+            yy, xx = divmod(k, n)
+            best = (float(score.flat[k]), xx + t / 2.0, yy + t / 2.0, float(t))
+    _, wx, wy, t = best
+    # Window pixel (wx, wy) back to the frame through the same affine map.
+    fx = m[0, 0] * wx + m[0, 1] * wy + m[0, 2]
+    fy = m[1, 0] * wx + m[1, 1] * wy + m[1, 2]
+    return (float(fx), float(fy)), t / f
+
+
+# A face always shows a skull on a contrasting background; a found "die" whose two
+# colours are closer than this (log ratio) is a speck, a shadow or glare on the tray.
+_MIN_CONTRAST = 0.3
+
+
+def _square_corners(
+    center: tuple[float, float], edge: float, angle: float
+) -> tuple[tuple[float, float], ...]:
+    a = math.radians(angle)
+    ux = (math.cos(a) * edge / 2, math.sin(a) * edge / 2)
+    uy = (-math.sin(a) * edge / 2, math.cos(a) * edge / 2)
+    cx, cy = center
+    pts = [
+        (cx - ux[0] - uy[0], cy - ux[1] - uy[1]),
+        (cx + ux[0] - uy[0], cy + ux[1] - uy[1]),
+        (cx + ux[0] + uy[0], cy + ux[1] + uy[1]),
+        (cx - ux[0] + uy[0], cy - ux[1] + uy[1]),
+    ]
+    return tuple((float(x), float(y)) for x, y in pts)
+
+
+@dataclass(frozen=True)
+class FaceSample:
+    """One found die's top face and its features, before classification."""
+
+    region: DieRegion  # the top face (fitted), not the finder's raw outline
+    features: FaceFeatures
+
+
+class BockRecognizer:
+    """Reads Rock the Bock dice from frames; set up once per camera, then called per frame.
+
+    ``profile`` (a ``TrayProfile``) limits the search to the tray, gives the die size and
+    the colour reference; ``models`` are enrolled face models that replace the built-in
+    ones face by face (see ``companion.vision.enrol``).
+    """
+
+    def __init__(
+        self,
+        profile: TrayProfile | None = None,
+        models: Mapping[str, FaceModel] | None = None,
+        min_confidence: float = 0.9,
+    ) -> None:
+        self.profile = profile
+        self.classifier = FaceClassifier(models, min_confidence=min_confidence)
+        self.enrolled = tuple(sorted(models)) if models else ()
+        self._masks: dict[tuple[int, int], np.ndarray] = {}
+
+    def __repr__(self) -> str:
+        return f"BockRecognizer(profile={self.profile!r}, enrolled={self.enrolled!r})"
+
+    def _options(self, width: int) -> FinderOptions:
+        if self.profile is not None and self.profile.die_size:
+            return FinderOptions(
+                die_size=self.profile.die_size * width / self.profile.frame_size[0]
+            )
+        return FinderOptions()
+
+    def _valid(self, shape: tuple[int, ...]) -> np.ndarray | None:
+        if self.profile is None:
+            return None
+        key = (shape[0], shape[1])
+        if key not in self._masks:
+            self._masks[key] = self.profile.valid_mask(shape)
+        return self._masks[key]
+
+    def _gains(self) -> np.ndarray | None:
+        if self.profile is None:
+            return None
+        return np.array(self.profile.white_balance_gains(), np.float32)
+
+    def sample(self, frame: np.ndarray) -> tuple[list[FaceSample], dict[str, float]]:
+        """Find the dice and measure their top faces; returns samples and stage timings."""
+        check_frame(frame)
+        h, w = frame.shape[:2]
+        t0 = time.perf_counter()
+        regions = find_dice(frame, self._options(w), self._valid(frame.shape))
+        t1 = time.perf_counter()
+        tops = [fit_top_face(frame, r) for r in regions]
+        t2 = time.perf_counter()
+        gains = self._gains()
+        samples = []
+        for region, (center, edge) in zip(regions, tops, strict=True):
+            feats = face_features(frame, center, edge, region.angle, gains)
+            if feats.vector()[0] > -_MIN_CONTRAST:
+                continue
+            top = DieRegion(
+                center=center,
+                size=edge,
+                angle=region.angle,
+                corners=_square_corners(center, edge, region.angle),
+                confidence=region.confidence,
+            )
+            samples.append(FaceSample(region=top, features=feats))
+        t3 = time.perf_counter()
+        timings = {"find": (t1 - t0) * 1e3, "locate": (t2 - t1) * 1e3, "measure": (t3 - t2) * 1e3}
+        return samples, timings
+
+    def read(self, frame: np.ndarray) -> Reading:
+        """Find and classify every die in a BGR frame; timings per stage in ``timings_ms``."""
+        t0 = time.perf_counter()
+        samples, timings = self.sample(frame)
+        t1 = time.perf_counter()
+        dice = []
+        for s in samples:
+            verdict = self.classifier.classify(s.features)
+            dice.append(
+                Die(
+                    region=s.region,
+                    value=verdict.face,
+                    confidence=round(min(verdict.confidence, s.region.confidence or 1.0), 3),
+                    uncertain=verdict.uncertain,
+                )
+            )
+        t2 = time.perf_counter()
+        timings["classify"] = (t2 - t1) * 1e3
+        timings["total"] = (t2 - t0) * 1e3
+        h, w = frame.shape[:2]
+        return Reading(kind="bock", dice=tuple(dice), frame_size=(w, h), timings_ms=timings)
