@@ -8,7 +8,9 @@ pages fall back to polling.
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
 from typing import TextIO
 
 from flask import Flask
@@ -56,9 +58,17 @@ def serve(app: Flask, settings: Settings, host: str | None = None, port: int | N
     url = dashboard_url(settings.host if host is None else host, bound_port)
     app.config["DASHBOARD_URL"] = url
     print_banner(url, pin)
+    if threading.current_thread() is threading.main_thread():
+        # systemd and `timeout` stop with SIGTERM: leave through the same door as Ctrl-C
+        # so callers' clean-up (closing the database, removing a demo folder) runs.
+        signal.signal(signal.SIGTERM, _interrupt)
     try:
         server.run()
     except KeyboardInterrupt:
         pass
     finally:
         server.close()
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
