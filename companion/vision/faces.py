@@ -47,7 +47,7 @@ _PATCH = 17  # the disc is sampled on a _PATCH x _PATCH grid: enough pixels, lit
 FEATURE_NAMES = ("level", "hue_b", "hue_g", "hue_r", "light_centre", "light_ring")
 # How far each feature of a face may stray between lights, blur and glare (measured on
 # rendered frames, normal and hard); enrolled models never get less.
-BUILTIN_SPREAD = np.array([0.25, 0.2, 0.2, 0.2, 0.12, 0.1], np.float32)
+BUILTIN_SPREAD = np.array([0.2, 0.08, 0.08, 0.08, 0.1, 0.07], np.float32)
 
 
 class FaceModelError(VisionError):
@@ -212,42 +212,44 @@ def _sample_disc(
     return patch[_DISC].astype(np.float32)
 
 
+_KMEANS_STOP = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 8, 0.5)
+
+
 def _two_colours(pixels: np.ndarray) -> FaceFeatures:
     """Split the disc's pixels into a light and a dark colour (two-means, glare removed)."""
     brightness = pixels.sum(axis=1)
+    n = len(brightness)
     # Glare is lamp light added on top of the print: brighter than anything printed.
     # The 70th percentile lies inside the face's lighter colour unless glare covers
     # over a third of the disc; pixels well above it are left out of both colours.
-    ceiling = float(np.percentile(brightness, 70)) * 1.25 + 24.0
+    k = int(0.7 * (n - 1))
+    ceiling = float(np.partition(brightness, k)[k]) * 1.25 + 24.0
     usable = brightness <= ceiling
-    if usable.sum() < 0.5 * len(pixels):
+    if np.count_nonzero(usable) < n // 2:
         usable[:] = True
-    sample = pixels[usable]
+    sample = np.ascontiguousarray(pixels[usable])
     level = brightness[usable]
-    order = np.argsort(level)
-    n = len(order)
-    dark_c = sample[order[: max(1, n // 4)]].mean(axis=0)
-    light_c = sample[order[-max(1, n // 4) :]].mean(axis=0)
-    is_light = level > np.median(level)
-    for _ in range(6):
-        d_dark = ((sample - dark_c) ** 2).sum(axis=1)
-        d_light = ((sample - light_c) ** 2).sum(axis=1)
-        new = d_light < d_dark
-        if new.all() or not new.any():
-            break
-        is_light = new
-        dark_c = sample[~is_light].mean(axis=0)
-        light_c = sample[is_light].mean(axis=0)
-    if is_light.all() or not is_light.any():
+    # Seeded by brightness (above or below the median), so the result is deterministic.
+    init = (level > np.median(level)).astype(np.int32).reshape(-1, 1)
+    light = dark = None
+    is_light = init.ravel() > 0
+    if is_light.any() and not is_light.all():
+        _, labels, centers = cv2.kmeans(
+            sample, 2, init, _KMEANS_STOP, 1, cv2.KMEANS_USE_INITIAL_LABELS
+        )
+        bright = int(np.argmax(centers.sum(axis=1)))
+        is_light = labels.ravel() == bright
+        if is_light.any() and not is_light.all():
+            # Blur mixes the skull's thin parts with the background; the half of each
+            # colour farther from the other one is the print itself, not the mixed rim.
+            light = _core(sample[is_light], centers[1 - bright])
+            dark = _core(sample[~is_light], centers[bright])
+    if light is None or dark is None:
         # A face of one flat colour: both colours are that colour.
         light = dark = np.median(sample, axis=0)
-    else:
-        # Blur mixes the skull's thin parts with the background; the half of each colour
-        # farther from the other one is the print itself, not the mixed rim.
-        light = _core(sample[is_light], dark_c)
-        dark = _core(sample[~is_light], light_c)
+        is_light = np.ones(len(sample), bool)
     # Light shares by zone; glare pixels hide the print, so they count as neither.
-    light_all = np.zeros(len(pixels), np.float32)
+    light_all = np.zeros(n, np.float32)
     light_all[usable] = is_light
     return FaceFeatures(
         light=tuple(float(v) for v in light),
