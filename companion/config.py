@@ -61,7 +61,8 @@ def _convert(name: str, raw: object, kind: str) -> object:
         raise ConfigError(f"setting {name!r}: {raw!r} is not a valid {kind}") from None
 
 
-def _check(settings: Settings) -> Settings:
+def validate(settings: Settings) -> Settings:
+    """Return ``settings`` if every value is usable, else raise :class:`ConfigError`."""
     if not 1 <= settings.port <= 65535:
         raise ConfigError(f"setting 'port': {settings.port} is not between 1 and 65535")
     if settings.language not in _LANGUAGES:
@@ -109,4 +110,4 @@ def load_settings(
         var = f"COMPANION_{key.upper()}"
         if var in env:
             values[key] = _convert(key, env[var], str(kind))
-    return _check(replace(Settings(), **values))
+    return validate(replace(Settings(), **values))

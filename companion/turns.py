@@ -1,0 +1,141 @@
+"""From settled camera readings to the action the scorekeeper's button records.
+
+Pure: no camera, no clock, no store. The tracker sees each throw once the dice are
+at rest and proposes one log action for the game's current ``view``; the button
+(or the dashboard) confirms it. It reads the engines' ``view`` dicts but knows no
+rule: who is to throw, the throw limit and the legal choices come from the engine.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from companion.vision.types import Die, Reading
+
+SCHOCKEN_DICE = 3
+
+
+@dataclass
+class TurnTracker:
+    """Counts the throws of the current turn and remembers the last settled reading.
+
+    ``stay_radius`` is the share of a die's edge a die may shift and still count as
+    kept aside (not thrown again) between two throws.
+    """
+
+    stay_radius: float = 0.35
+    turn_key: object = None
+    throws: int = 0
+    reading: Reading | None = None
+    hand: bool = True
+    history: list[Reading] = field(default_factory=list)
+
+    def start_turn(self, key: object) -> None:
+        """Forget the previous turn when the game moved on (``key`` changed)."""
+        if key != self.turn_key:
+            self.turn_key = key
+            self.throws = 0
+            self.reading = None
+            self.hand = True
+            self.history = []
+
+    def observe(self, reading: Reading, key: object) -> None:
+        """Count one settled throw belonging to the turn identified by ``key``."""
+        self.start_turn(key)
+        previous = self.reading
+        self.throws += 1
+        # A throw is from the hand when no die stayed where it lay after the last throw.
+        self.hand = previous is None or not any(
+            _stayed(die, previous.dice, self.stay_radius) for die in reading.dice
+        )
+        self.reading = reading
+        self.history.append(reading)
+
+    def proposal(self, game: str, view: dict[str, Any]) -> Proposal | None:
+        """The action the button would record now, or None with nothing to record."""
+        if self.reading is None or view.get("over"):
+            return None
+        reading = self.reading
+        if reading.uncertain:
+            return Proposal(None, "a die is unclear: check the picture or enter it by hand")
+        if game == "schocken":
+            return self._schocken(reading, view)
+        if game == "rockthebock":
+            return self._rockthebock(reading, view)
+        return None
+
+    def _schocken(self, reading: Reading, view: dict[str, Any]) -> Proposal:
+        if len(reading.dice) != SCHOCKEN_DICE:
+            return Proposal(None, f"{len(reading.dice)} dice in the tray; Schocken needs 3")
+        dice = sorted((int(d.value) for d in reading.dice), reverse=True)
+        if view.get("awaiting_reveal"):
+            player = view["awaiting_reveal"]
+            action = {"action": "reveal", "player": player, "dice": dice, "hand": self.hand}
+            return Proposal(action, f"{player} reveals {'-'.join(map(str, dice))}")
+        player = view.get("to_throw")
+        if player is None:
+            return Proposal(None, "nobody is to throw")
+        throws = min(self.throws, 3)
+        action = {
+            "action": "throw",
+            "player": player,
+            "dice": dice,
+            "throws": throws,
+            "hand": self.hand,
+        }
+        how = ", from the hand" if self.hand else ""
+        return Proposal(action, f"{player}: {'-'.join(map(str, dice))} in {throws}{how}")
+
+    def _rockthebock(self, reading: Reading, view: dict[str, Any]) -> Proposal:
+        turn = view.get("turn")
+        if turn is None or view.get("phase") != "roll":
+            return Proposal(None, "choose what to take on the phone first")
+        expected = view.get("dice_left", {}).get(turn["name"])
+        if expected is not None and len(reading.dice) != expected:
+            return Proposal(
+                None, f"{len(reading.dice)} dice in the tray; {turn['name']} rolls {expected}"
+            )
+        faces: dict[str, int] = {}
+        for die in reading.dice:
+            faces[str(die.value)] = faces.get(str(die.value), 0) + 1
+        action = {"action": "roll", "player": turn["name"], "faces": faces}
+        shown = ", ".join(f"{n}× {face}" for face, n in sorted(faces.items()))
+        return Proposal(action, f"{turn['name']} rolled {shown}")
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """An action ready to record (``action``), or why there is none (``action`` None)."""
+
+    action: dict[str, Any] | None
+    text: str
+
+
+def _stayed(die: Die, before: tuple[Die, ...], radius: float) -> bool:
+    x, y = die.region.center
+    for old in before:
+        ox, oy = old.region.center
+        limit = radius * max(die.region.size, old.region.size, 1.0)
+        if old.value == die.value and math.hypot(x - ox, y - oy) <= limit:
+            return True
+    return False
+
+
+def reading_to_dict(reading: Reading) -> dict[str, Any]:
+    """A JSON-able account of a reading for the dashboard."""
+    return {
+        "kind": reading.kind,
+        "frame_size": list(reading.frame_size),
+        "dice": [
+            {
+                "value": d.value,
+                "confidence": d.confidence,
+                "uncertain": d.uncertain,
+                "center": [round(d.region.center[0], 1), round(d.region.center[1], 1)],
+            }
+            for d in reading.dice
+        ],
+        "timings_ms": {k: round(v, 2) for k, v in reading.timings_ms.items()},
+    }

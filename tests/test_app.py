@@ -1,0 +1,116 @@
+"""The whole pipeline on recorded frames: replay source -> settle -> recogniser -> tracker
+-> table (real SQLite) -> the button records the throw."""
+
+import threading
+
+import cv2
+import pytest
+
+from companion.app import Companion
+from companion.hardware.camera import ReplaySource
+from companion.store import Store
+from companion.table import Table
+from companion.vision.recognizer import PipRecognizer
+from companion.vision.render import render_throw
+from companion.vision.settle import SettleDetector
+
+
+@pytest.fixture
+def table(tmp_path):
+    with Store(tmp_path / "companion.sqlite3") as store:
+        t = Table(store)
+        yield t
+        t.close()
+
+
+def easy_scene(seed, faces):
+    """The first render from ``seed`` on that is an easy scene by its ground truth: a grey
+    tray and dice lying apart. This test is about the wiring, not the recogniser's limits
+    (those are measured by ``companion eval``)."""
+    for s in range(seed, seed + 200):
+        shot = render_throw(s, len(faces), size=(1280, 960), faces=faces)
+        centers = [d.center for d in shot.dice]
+        edge = max(d.size for d in shot.dice)
+        apart = all(
+            ((a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2) ** 0.5 > 2.5 * edge
+            for i, a in enumerate(centers) for b in centers[i + 1:]
+        )
+        if shot.tray == "grey" and apart:
+            return shot.image
+    raise AssertionError("no easy scene found")
+
+
+def record_throw(folder, index, seed, faces, still_frames=4):
+    """Frames of one throw: two moving frames, then the dice lying still."""
+    paths = []
+    moving = [render_throw(seed + 1000 + k, 3, size=(1280, 960)).image for k in range(2)]
+    still = easy_scene(seed, faces)
+    for k, image in enumerate(moving + [still] * still_frames):
+        path = folder / f"{index:03d}-{k:02d}.png"
+        cv2.imwrite(str(path), image)
+        paths.append(path)
+    return paths
+
+
+def test_recorded_throws_are_read_and_recorded_by_the_button(tmp_path, table):
+    game = table.create_game(
+        "schocken", {"players": ["Anna", "Ben"], "starter": "Anna", "rules": {}}, pin="1234"
+    )
+    companion = Companion(
+        table, {"schocken": PipRecognizer()}, SettleDetector(still_seconds=0.2)
+    )
+    throws = {"Anna": (1, 1, 4), "Ben": (6, 5, 2)}
+    for index, (player, faces) in enumerate(throws.items()):
+        paths = record_throw(tmp_path, index, seed=40 + index, faces=faces)
+        ticks = iter(float(i) * 0.1 for i in range(100))
+        source = ReplaySource(paths, clock=ticks.__next__)
+        companion.run_camera(source, threading.Event())
+        picture = table.latest_picture()
+        assert picture is not None, "a settled throw publishes an annotated picture"
+        jpeg, info = picture
+        assert jpeg[:2] == b"\xff\xd8"
+        assert sorted(d["value"] for d in info["reading"]["dice"]) == sorted(faces)
+        assert info["proposal"]["action"]["player"] == player
+        outcome = companion.confirm()
+        assert outcome.recorded is not None, outcome.message
+    snap = table.snapshot(game)
+    stored = [h["action"] for h in snap["history"]]
+    assert stored == [
+        {"action": "throw", "player": "Anna", "throws": 1, "dice": [4, 1, 1], "hand": True},
+        {"action": "throw", "player": "Ben", "throws": 1, "dice": [6, 5, 2], "hand": True},
+    ]
+    # Schock 4 beats 6-5-2: Ben takes 4 Deckel from the middle.
+    players = {p["name"]: p["deckel"] for p in snap["view"]["players"]}
+    assert players == {"Anna": 0, "Ben": 4}
+
+
+def test_button_without_a_new_throw_records_nothing(table):
+    table.create_game("schocken", {"players": ["Anna", "Ben"], "starter": "Anna"}, pin="1234")
+    companion = Companion(table, {"schocken": PipRecognizer()}, SettleDetector(0.2))
+    outcome = companion.confirm()
+    assert outcome.recorded is None
+    assert "no throw seen" in outcome.message
+
+
+def test_long_press_undoes_the_last_entry(table):
+    game = table.create_game(
+        "schocken", {"players": ["Anna", "Ben"], "starter": "Anna"}, pin="1234"
+    )
+    table.submit(game, {"action": "throw", "player": "Anna", "dice": [3, 2, 1], "throws": 1},
+                 "phone")
+    companion = Companion(table, {}, SettleDetector(0.2))
+    assert companion.undo().recorded == {"action": "undo"}
+    assert table.snapshot(game)["view"]["to_throw"] == "Anna"
+
+
+def test_a_bad_frame_is_skipped_and_the_camera_goes_on(tmp_path, table):
+    table.create_game("schocken", {"players": ["Anna", "Ben"], "starter": "Anna"}, pin="1234")
+    companion = Companion(table, {"schocken": PipRecognizer()}, SettleDetector(0.2))
+    paths = record_throw(tmp_path, 0, seed=7, faces=(2, 2, 2))
+    broken = tmp_path / "000-00b.png"
+    broken.write_bytes(b"garbage")
+    ticks = iter(float(i) * 0.1 for i in range(100))
+    source = ReplaySource(sorted([*paths, broken]), clock=ticks.__next__)
+    companion.run_camera(source, threading.Event())
+    assert companion.bad_frames == 1
+    assert companion.confirm().recorded["dice"] == [2, 2, 2]

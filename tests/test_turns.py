@@ -1,0 +1,114 @@
+"""The turn tracker: settled readings become the action the button records."""
+
+from companion.turns import TurnTracker
+from companion.vision.types import Die, DieRegion, Reading
+
+
+def die(value, x, y, size=40.0, uncertain=False):
+    region = DieRegion((x, y), size, 0.0, ((0, 0), (1, 0), (1, 1), (0, 1)), 0.9)
+    return Die(region, value, 0.95, uncertain)
+
+
+def reading(*dice, kind="pips"):
+    return Reading(kind, tuple(dice), (640, 480))
+
+
+SCHOCKEN_VIEW = {"over": False, "to_throw": "Ben", "awaiting_reveal": None}
+
+
+def test_one_throw_is_from_the_hand():
+    t = TurnTracker()
+    t.observe(reading(die(1, 100, 100), die(4, 200, 100), die(1, 300, 100)), key=(1, 5))
+    p = t.proposal("schocken", SCHOCKEN_VIEW)
+    assert p.action == {"action": "throw", "player": "Ben", "dice": [4, 1, 1], "throws": 1,
+                        "hand": True}
+
+
+def test_a_die_kept_aside_makes_the_schock_assembled():
+    t = TurnTracker()
+    t.observe(reading(die(1, 100, 100), die(5, 200, 100), die(3, 300, 100)), key=(1, 5))
+    # the 1 stays where it lay (moved a few pixels), the other two are thrown again
+    t.observe(reading(die(1, 104, 98), die(1, 260, 240), die(6, 400, 300)), key=(1, 5))
+    p = t.proposal("schocken", SCHOCKEN_VIEW)
+    assert p.action["throws"] == 2
+    assert p.action["hand"] is False
+    assert p.action["dice"] == [6, 1, 1]
+
+
+def test_all_three_thrown_again_is_from_the_hand():
+    t = TurnTracker()
+    t.observe(reading(die(2, 100, 100), die(5, 200, 100), die(3, 300, 100)), key=(1, 5))
+    t.observe(reading(die(1, 150, 300), die(1, 260, 240), die(4, 400, 300)), key=(1, 5))
+    assert t.proposal("schocken", SCHOCKEN_VIEW).action["hand"] is True
+
+
+def test_a_same_value_die_nearby_but_far_enough_counts_as_thrown():
+    t = TurnTracker()
+    t.observe(reading(die(1, 100, 100), die(5, 200, 100), die(3, 300, 100)), key=(1, 5))
+    t.observe(reading(die(1, 140, 100), die(2, 260, 240), die(4, 400, 300)), key=(1, 5))
+    assert t.hand is True
+
+
+def test_a_new_game_version_starts_a_new_turn():
+    t = TurnTracker()
+    t.observe(reading(die(1, 100, 100), die(5, 200, 100), die(3, 300, 100)), key=(1, 5))
+    t.observe(reading(die(1, 100, 100), die(5, 200, 100), die(3, 300, 100)), key=(1, 6))
+    assert t.throws == 1 and t.hand is True
+
+
+def test_more_than_three_settles_are_capped_at_three_throws():
+    t = TurnTracker()
+    for i in range(4):
+        t.observe(reading(die(2, 100 + 90 * i, 100), die(5, 200, 300 + 30 * i),
+                          die(3, 500 - 50 * i, 400)), key="k")
+    assert t.proposal("schocken", SCHOCKEN_VIEW).action["throws"] == 3
+
+
+def test_reveal_of_the_hidden_third_throw():
+    t = TurnTracker()
+    t.observe(reading(die(6, 100, 100), die(6, 200, 100), die(6, 300, 100)), key="k")
+    p = t.proposal("schocken", {"over": False, "to_throw": None, "awaiting_reveal": "Anna"})
+    assert p.action == {"action": "reveal", "player": "Anna", "dice": [6, 6, 6], "hand": True}
+
+
+def test_no_proposal_for_wrong_dice_count_or_unclear_dice():
+    t = TurnTracker()
+    t.observe(reading(die(1, 100, 100), die(4, 200, 100)), key="k")
+    p = t.proposal("schocken", SCHOCKEN_VIEW)
+    assert p.action is None and "2 dice in the tray; Schocken needs 3" in p.text
+    t.observe(reading(die(1, 100, 100), die(None, 200, 200), die(3, 300, 300)), key="k")
+    p = t.proposal("schocken", SCHOCKEN_VIEW)
+    assert p.action is None and "unclear" in p.text
+
+
+def test_nothing_to_propose_before_a_throw_or_after_the_game():
+    t = TurnTracker()
+    assert t.proposal("schocken", SCHOCKEN_VIEW) is None
+    t.observe(reading(die(1, 100, 100), die(4, 200, 100), die(1, 300, 100)), key="k")
+    assert t.proposal("schocken", {**SCHOCKEN_VIEW, "over": True}) is None
+    assert t.proposal("wacken", {"over": False}) is None
+
+
+BOCK_VIEW = {
+    "over": False,
+    "phase": "roll",
+    "turn": {"name": "Cleo", "colour": "green"},
+    "dice_left": {"Cleo": 4, "Dan": 10},
+}
+
+
+def test_rock_the_bock_roll_counts_faces():
+    t = TurnTracker()
+    t.observe(reading(die("wolf", 10, 10), die("bock", 90, 10), die("wolf", 170, 10),
+                      die("goat_green", 250, 10), kind="bock"), key="k")
+    p = t.proposal("rockthebock", BOCK_VIEW)
+    assert p.action == {"action": "roll", "player": "Cleo",
+                        "faces": {"wolf": 2, "bock": 1, "goat_green": 1}}
+
+
+def test_rock_the_bock_needs_the_dice_the_player_has_left_and_the_roll_phase():
+    t = TurnTracker()
+    t.observe(reading(die("wolf", 10, 10), die("bock", 90, 10), kind="bock"), key="k")
+    p = t.proposal("rockthebock", BOCK_VIEW)
+    assert p.action is None and "Cleo rolls 4" in p.text
+    assert t.proposal("rockthebock", {**BOCK_VIEW, "phase": "choose"}).action is None
