@@ -108,6 +108,8 @@ def events() -> Response:
                 if disconnected():
                     return
                 notice = subscription.get(poll)
+                if notice is None and getattr(subscription, "closed", False):
+                    return  # the Table shut down: end the stream, the browser reconnects
                 if notice is None:
                     if time.monotonic() - last_write >= heartbeat:
                         yield ": heartbeat\n\n"

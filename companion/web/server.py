@@ -11,7 +11,7 @@ from __future__ import annotations
 import signal
 import sys
 import threading
-from typing import TextIO
+from typing import Any, TextIO
 
 from flask import Flask
 from waitress.server import create_server
@@ -72,3 +72,37 @@ def serve(app: Flask, settings: Settings, host: str | None = None, port: int | N
 
 def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
+
+
+class ServerThread:
+    """A waitress server running in a background thread, for tests and benchmarks.
+
+    Closing waitress from another thread while its loop waits in ``select`` can hit a
+    closed descriptor, so the loop here runs in short slices and the thread that ran it
+    also closes it.
+    """
+
+    def __init__(self, server: Any) -> None:
+        self.server = server
+        self.port = server.effective_port
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="waitress", daemon=True)
+
+    def start(self) -> ServerThread:
+        """Start serving; returns self."""
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        socket_map = self.server._map  # waitress keeps its channels here
+        try:
+            while not self._stop.is_set():
+                self.server.asyncore.loop(timeout=0.1, map=socket_map, count=1)
+        finally:
+            self.server.task_dispatcher.shutdown()
+            self.server.asyncore.close_all(socket_map)
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop serving and wait for the loop thread to close everything."""
+        self._stop.set()
+        self._thread.join(timeout)

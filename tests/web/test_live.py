@@ -151,3 +151,12 @@ def test_snapshot_json_says_whether_this_browser_may_change_the_game(client, tab
     assert data["snapshot"]["view"]["tally"][0] == {"name": "Ozzy", "wristbands": 0}
     listing = client.get("/games.json").get_json()
     assert listing["active"] == game and listing["games"][0]["id"] == game
+
+
+def test_stream_ends_when_the_table_closes_its_subscriptions(client, table):
+    game = table.create_game("wacken", WACKEN_SETUP, PIN)
+    response = client.get(f"/events?game={game}", buffered=False)
+    stream = frames(response)
+    next(stream), next(stream)
+    table.close()
+    assert list(stream) == []

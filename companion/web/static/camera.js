@@ -12,8 +12,8 @@
     wrap.hidden = false; none.hidden = true;
     const size = reading.frame_size || [1, 1];
     overlay.setAttribute("viewBox", "0 0 " + size[0] + " " + size[1]);
-    overlay.replaceChildren();
-    list.replaceChildren();
+    DC.put(overlay);
+    DC.put(list);
     (reading.dice || []).forEach(function (die, i) {
       const region = die.region || {};
       const unsure = die.uncertain || die.value === null;

@@ -36,6 +36,11 @@
     return node;
   };
 
+  // replaceChildren without the null/false placeholders of optional parts.
+  DC.put = function (node, ...children) {
+    node.replaceChildren(...children.flat().filter(function (c) { return c !== null && c !== undefined && c !== false; }));
+  };
+
   DC.status = function (message, isError) {
     const box = document.getElementById("status");
     if (!box) return;
@@ -139,7 +144,7 @@
     if (!list) return;
     const entries = (snap.history || []).slice().reverse();
     const shown = limit ? entries.slice(0, limit) : entries;
-    list.replaceChildren(...shown.map(function (entry) {
+    DC.put(list, ...shown.map(function (entry) {
       let what = entry.text || JSON.stringify(entry.action);
       if (entry.kind === "undo") what = DC.t("js_undo_of", { n: entry.target });
       else if (entry.kind === "correct") what = DC.t("js_correct_of", { n: entry.target }) + ": " + what;

@@ -23,7 +23,7 @@
       rows.push(el("tr", { class: "live" }, el("td", {}, String(view.round) + "…"), el("td", {}, current.bocks), el("td", {}, current.wolves), el("td", {}, current.goats), el("td", { class: "muted" }, fmt(current.score))));
     }
     return el("div", { class: "player pad" + (isTurn ? " turn" : ""), "data-player": player.name },
-      el("h3", {}, el("span", { class: "swatch c-" + player.colour }), player.name, isTurn ? " 🎲" : ""),
+      el("h3", {}, el("span", { class: "swatch c-" + player.colour }), player.name, isTurn ? " ◀" : ""),
       boxes,
       el("table", {},
         el("tr", {}, el("th", {}, t("rtb_round")), el("th", {}, face("bock")), el("th", {}, face("wolf")), el("th", {}, face("goat_" + player.colour)), el("th", {}, "±")),
@@ -47,7 +47,7 @@
           el("div", { class: "row" }, Object.entries(view.pending_roll).map(function (e) { return el("span", {}, face(e[0], e[1])); })),
           view.reroll ? el("p", { class: "error" }, t("rtb_reroll")) : null)
       : null;
-    root.replaceChildren(head, pending, el("div", { class: "players" }, st.players.map(function (p) { return sheet(p, view); })));
+    DC.put(root, head, pending, el("div", { class: "players" }, st.players.map(function (p) { return sheet(p, view); })));
     const entry = document.getElementById("entry");
     if (entry && unlocked) renderEntry(entry, view);
   }
@@ -59,7 +59,7 @@
   }
 
   function renderEntry(entry, view) {
-    if (view.over) { entry.replaceChildren(el("p", { class: "muted" }, t("game_over"))); return; }
+    if (view.over) { DC.put(entry, el("p", { class: "muted" }, t("game_over"))); return; }
     const name = view.turn.name;
     if (view.phase === "choose" && !view.reroll) {
       const buttons = [];
@@ -77,7 +77,7 @@
             face(c.kind, c.count), " ", t("rtb_take", { n: c.count }), " → ", to));
         }
       });
-      entry.replaceChildren(el("p", {}, t("rtb_choose_for", { name: name })), ...buttons);
+      DC.put(entry, el("p", {}, t("rtb_choose_for", { name: name })), ...buttons);
       return;
     }
     const left = view.dice_left[name];
@@ -102,7 +102,7 @@
       const done = await post("roll", fields);
       if (done) FACES.forEach(function (f) { counts[f] = 0; });
     };
-    entry.replaceChildren(el("p", {}, t(view.reroll ? "rtb_roll_again_for" : "rtb_roll_for", { name: name, n: left })), ...rows, el("p", { class: "row" }, total, send));
+    DC.put(entry, el("p", {}, t(view.reroll ? "rtb_roll_again_for" : "rtb_roll_for", { name: name, n: left })), ...rows, el("p", { class: "row" }, total, send));
     update();
   }
 

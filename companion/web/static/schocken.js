@@ -20,7 +20,7 @@
     return el("li", { "data-player": e.player, "data-class": e.class },
       el("strong", {}, e.player), " ",
       el("span", { class: "dice" }, e.dice.map(function (d) { return PIPS[d]; }).join("")), " ",
-      el("span", {}, classLabel(e)), hand ? el("span", { class: "hand", title: t("sch_handschock") }, " ✋") : null,
+      el("span", {}, classLabel(e)), hand ? el("span", { class: "hand", title: t("sch_handschock") }, " H") : null,
       el("span", { class: "muted small" }, " · " + t("sch_throws_used", { n: e.throws }) + " · " + t("sch_sets_deckel", { n: e.deckel })));
   }
 
@@ -54,10 +54,10 @@
     const last = v.last_round ? el("div", { class: "panel small", id: "last-round" }, el("h2", {}, t("sch_last_round")),
       el("p", {}, t("sch_last_loser", { name: v.last_round.loser, n: v.last_round.deckel, from: fromText(v.last_round.from) })),
       el("ol", { class: "throws" }, v.last_round.ranking.map(throwLine))) : null;
-    root.replaceChildren(top, middle, players, ranked, last, stats(st));
+    DC.put(root, top, middle, players, ranked, last, stats(st));
     const over = document.getElementById("over");
     over.hidden = !v.over;
-    if (v.over) over.replaceChildren(el("h2", {}, t("game_over")), el("p", { class: "verdict" },
+    if (v.over) DC.put(over, el("h2", {}, t("game_over")), el("p", { class: "verdict" },
       t(v.durchmarsch ? "sch_lost_durchmarsch" : "sch_lost_game", { name: v.game_loser })));
     const entry = document.getElementById("entry");
     if (entry && unlocked) renderEntry(entry, v);
@@ -95,7 +95,7 @@
   }
 
   function renderEntry(entry, v) {
-    if (v.over) { entry.replaceChildren(el("p", { class: "muted" }, t("game_over"))); return; }
+    if (v.over) { DC.put(entry, el("p", { class: "muted" }, t("game_over"))); return; }
     const revealing = !!v.awaiting_reveal;
     const player = v.awaiting_reveal || v.to_throw;
     const maxThrows = revealing ? 3 : v.throws_left;
@@ -137,7 +137,7 @@
       });
     }
     send.onclick = function () { submit(false); };
-    entry.replaceChildren(
+    DC.put(entry, 
       el("p", { class: "verdict" }, revealing ? t("sch_reveal", { name: player }) : t("sch_enter_for", { name: player, n: maxThrows })),
       pad, shown, throwButtons, handBox, turned, el("p", { class: "row" }, send, hidden));
     update();

@@ -23,16 +23,16 @@
     const top = Math.max.apply(null, v.tally.map(function (p) { return p.wristbands; }));
     const tally = el("div", { class: "panel" }, el("h2", {}, t("wk_tally")),
       el("table", { class: "sheet tally", id: "tally" }, v.tally.map(function (p) {
-        return el("tr", { "data-player": p.name }, el("td", {}, p.name, p.wristbands === top && top > 0 ? " 🤘" : ""), el("td", { class: "n" }, String(p.wristbands)));
+        return el("tr", { "data-player": p.name }, el("td", {}, p.name, p.wristbands === top && top > 0 ? " ★" : ""), el("td", { class: "n" }, String(p.wristbands)));
       })));
     const last = v.last_abrocken ? el("div", { class: "panel", id: "last-abrocken" }, el("h2", {}, t("wk_last")), arithmetic(v.last_abrocken)) : null;
-    root.replaceChildren(tally, last);
+    DC.put(root, tally, last);
     const over = document.getElementById("over");
     over.hidden = !v.over;
-    if (v.over) over.replaceChildren(el("h2", {}, t("game_over")), el("p", { class: "verdict" }, t("wk_winners", { names: snap.standings.winners.join(", ") })));
+    if (v.over) DC.put(over, el("h2", {}, t("game_over")), el("p", { class: "verdict" }, t("wk_winners", { names: snap.standings.winners.join(", ") })));
     const entry = document.getElementById("entry");
     if (entry && unlocked && !form) buildForm(entry, snap);
-    if (entry && unlocked && v.over) entry.replaceChildren(el("p", { class: "muted" }, t("game_over")));
+    if (entry && unlocked && v.over) DC.put(entry, el("p", { class: "muted" }, t("game_over")));
   }
 
   function fields() {
@@ -45,8 +45,8 @@
     const response = await fetch("/games/" + DC.gameId + "/wacken/preview", {
       method: "POST", body: fields(), headers: { "X-CSRF-Token": DC.csrf, Accept: "application/json" } });
     const data = await response.json().catch(function () { return null; });
-    if (!response.ok) { out.replaceChildren(el("p", { class: "muted" }, (data && data.error) || "")); return; }
-    out.replaceChildren(arithmetic(data.result));
+    if (!response.ok) { DC.put(out, el("p", { class: "muted" }, (data && data.error) || "")); return; }
+    DC.put(out, arithmetic(data.result));
   }
 
   function num(name, value) {
@@ -73,12 +73,12 @@
       el("p", { class: "row" }, el("span", {}, t("wk_end")),
         el("button", { type: "button", onclick: function () { end("rock_deck_empty"); } }, t("wk_end_rock")),
         el("button", { type: "button", onclick: function () { end("on_stage_deck_empty"); } }, t("wk_end_stage"))));
-    entry.replaceChildren(form);
+    DC.put(entry, form);
   }
 
   async function send(path) {
     const done = await DC.post("/games/" + DC.gameId + "/wacken/" + path, fields());
-    if (done) { form.reset(); document.getElementById("preview").replaceChildren(); }
+    if (done) { form.reset(); DC.put(document.getElementById("preview")); }
   }
 
   function end(reason) {

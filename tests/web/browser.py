@@ -1,0 +1,52 @@
+"""The real thing for browser tests and the benchmark: waitress on 127.0.0.1 and Chromium.
+
+Playwright drives Debian's Chromium (``/usr/bin/chromium``); it never downloads a
+browser of its own.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from companion.config import Settings
+from companion.store import Store
+from companion.table import Table
+from companion.web import create_app
+from companion.web.server import ServerThread, make_server
+
+CHROMIUM = os.environ.get("COMPANION_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+PHONE = {"width": 390, "height": 844}
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+
+
+@dataclass
+class LiveServer:
+    """A running dashboard: its Table, its base URL."""
+
+    table: Table
+    url: str
+
+
+@contextmanager
+def live_server(data_dir: Path, threads: int = 16, **config: Any) -> Iterator[LiveServer]:
+    """Serve a fresh dashboard with waitress in a thread until the block ends."""
+    store = Store(data_dir / "companion.sqlite3")
+    table = Table(store, pin_iterations=1000)
+    settings = Settings(data_dir=data_dir, host="127.0.0.1", port=8080, threads=threads)
+    app = create_app(table, settings, config)
+    running = ServerThread(make_server(app, settings, host="127.0.0.1", port=0)).start()
+    try:
+        yield LiveServer(table, f"http://127.0.0.1:{running.port}")
+    finally:
+        table.close()  # ends every open event stream
+        running.stop()
+        store.close()
