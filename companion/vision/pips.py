@@ -25,8 +25,14 @@ import numpy as np
 
 from companion.vision.types import DieRegion
 
-CANON = 48  # die edge in pixels after rescaling
-_CROP = 72  # side of the rescaled crop: the die plus a margin for its sides and shadow
+CANON = 48  # die size (as the finder saw it) in pixels after rescaling
+_CROP = 72  # side of the rescaled crop: the die plus a margin for offsets and shadow
+
+
+# Thresholds tried along each pip-colour direction, as shares of that colour's distance.
+_LEVELS = (0.35, 0.45, 0.6)
+_YY, _XX = np.mgrid[0:_CROP, 0:_CROP]
+_DISC = np.hypot(_XX - _CROP / 2.0 + 0.5, _YY - _CROP / 2.0 + 0.5) < CANON * 0.47
 
 
 @dataclass(frozen=True)
@@ -39,20 +45,75 @@ class PipReading:
     pips: tuple[tuple[float, float], ...] = ()  # pip centres in frame pixels
 
 
-def _crop(frame: np.ndarray, region: DieRegion) -> tuple[np.ndarray, np.ndarray]:
-    """Square crop around the die, turned so its edges run along the axes, die edge CANON px.
+def _crop(
+    frame: np.ndarray, centre: tuple[float, float], angle: float, scale: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Square crop of side _CROP around ``centre``, turned by ``angle`` and scaled.
 
     Returns the crop and the 2x3 affine matrix that maps crop pixels back to the frame.
     """
-    scale = CANON / max(region.size, 4.0)
-    cx, cy = region.center
+    cx, cy = centre
     # One affine warp rotates, rescales, crops and pads the border in one step.
-    m = cv2.getRotationMatrix2D((cx, cy), region.angle, scale)
+    m = cv2.getRotationMatrix2D((cx, cy), angle, scale)
     m[0, 2] += _CROP / 2.0 - cx
     m[1, 2] += _CROP / 2.0 - cy
     interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
     crop = cv2.warpAffine(frame, m, (_CROP, _CROP), flags=interp, borderMode=cv2.BORDER_REPLICATE)
     return crop, cv2.invertAffineTransform(m)
+
+
+def _gradients(grey: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
+    return gx, gy
+
+
+def dominant_angle(grey: np.ndarray) -> float:
+    """Rotation (degrees, [-45, 45)) of the strongest square edges in a crop.
+
+    Edge directions of a square repeat every 90 degrees, so each gradient direction is
+    taken four times around the circle; their weighted mean points along the die.
+    """
+    gx, gy = _gradients(grey)
+    c = _CROP / 2.0
+    yy, xx = np.mgrid[0:_CROP, 0:_CROP]
+    near = np.hypot(xx - c, yy - c) < CANON * 0.47
+    w = (gx * gx + gy * gy)[near]
+    phi = np.arctan2(gy[near], gx[near]) * 4.0
+    return float(np.degrees(np.arctan2((w * np.sin(phi)).sum(), (w * np.cos(phi)).sum())) / 4.0)
+
+
+def _edge_pair(profile: np.ndarray, low: float, high: float) -> tuple[int, int, float]:
+    """Two positions ``low..high`` apart with the strongest edges, nearest the centre."""
+    n = len(profile)
+    idx = np.arange(n)
+    gap = idx[None, :] - idx[:, None]
+    centre = (idx[None, :] + idx[:, None]) / 2.0 - n / 2.0
+    score = profile[:, None] + profile[None, :]
+    # A face far from the crop's centre is less likely the die the finder meant.
+    score = score * np.exp(-((centre / (0.35 * CANON)) ** 2))
+    score[(gap < low) | (gap > high)] = -1.0
+    i, j = np.unravel_index(int(np.argmax(score)), score.shape)
+    return int(i), int(j), float(score[i, j])
+
+
+def face_box(grey: np.ndarray) -> tuple[int, int, int, int]:
+    """The top face in an aligned crop: (left, right, top, bottom) crop pixels.
+
+    Its edges are the columns and rows where the gradient across them is strong along
+    most of their length (a median, so pips, which are short, do not count).
+    """
+    gx, gy = _gradients(grey)
+    c = _CROP // 2
+    band = slice(int(c - CANON * 0.3), int(c + CANON * 0.3))
+    cols = np.median(np.abs(gx[band, :]), axis=0)
+    rows = np.median(np.abs(gy[:, band]), axis=1)
+    cols = np.convolve(cols, np.ones(3) / 3, mode="same")
+    rows = np.convolve(rows, np.ones(3) / 3, mode="same")
+    low, high = CANON * 0.6, CANON * 1.05
+    left, right, _ = _edge_pair(cols, low, high)
+    top, bottom, _ = _edge_pair(rows, low, high)
+    return left, right, top, bottom
 
 
 def pip_score(crop: np.ndarray) -> np.ndarray:
@@ -71,7 +132,7 @@ def pip_score(crop: np.ndarray) -> np.ndarray:
 
 
 def _spots(
-    along: np.ndarray, level: float, inner: np.ndarray, strong: np.ndarray
+    along: np.ndarray, level: float, inner: np.ndarray, strong: np.ndarray, face: float
 ) -> tuple[list[tuple[float, float, float]], float]:
     """Round spots of pip size where ``along`` exceeds ``level``: (area, x, y) in crop px.
 
@@ -79,7 +140,7 @@ def _spots(
     """
     binary = ((along > level) & inner).astype(np.uint8)
     n, labels, stats, centroids = cv2.connectedComponentsWithStats(binary, connectivity=8)
-    die_area = CANON * CANON
+    die_area = face * face
     spots = []
     for i in range(1, n):
         _, _, w, h, area = (int(v) for v in stats[i])
@@ -101,34 +162,76 @@ def _spots(
     return [sp[:3] for sp in kept], covered
 
 
-def _layout_quality(spots: list[tuple[float, float, float]]) -> float:
-    """How much a set of spots looks like the pips of one face (0..1)."""
+def _template_signature(points: list[tuple[float, float]]) -> np.ndarray:
+    """Sorted pairwise distances of a point set, divided by the largest."""
+    pts = np.array(points, np.float64)
+    d = np.hypot(*(pts[:, None, :] - pts[None, :, :]).transpose(2, 0, 1))
+    upper = d[np.triu_indices(len(pts), 1)]
+    return np.sort(upper) / upper.max()
+
+
+# The usual pip layouts on a face, in units of the pip spacing. Only their shape counts:
+# the fit below is blind to rotation, scale and which pip is which.
+_LAYOUTS = {
+    2: [(-1, -1), (1, 1)],
+    3: [(-1, -1), (0, 0), (1, 1)],
+    4: [(-1, -1), (1, -1), (-1, 1), (1, 1)],
+    5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
+    6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)],
+}
+_SIGNATURES = {n: _template_signature(pts) for n, pts in _LAYOUTS.items()}
+
+
+def _layout_quality(spots: list[tuple[float, float, float]], face: float) -> float:
+    """How much a set of spots looks like the pips of one face (0..1).
+
+    Every pip layout is point-symmetric about the face's centre, its pips are of one
+    size, and its pairwise distances have a fixed pattern; spots from glare, the
+    tray or a side face break at least one of these.
+    """
     count = len(spots)
     if not 1 <= count <= 6:
         return 0.0
     areas = np.array([a for a, _, _ in spots])
     spread = float(areas.std() / areas.mean()) if count > 1 else 0.0
-    xs = [x for _, x, _ in spots]
-    ys = [y for _, _, y in spots]
-    extent = max(max(xs) - min(xs), max(ys) - min(ys)) / CANON
-    # The pips of one face span at most about two thirds of its edge.
-    fits = 1.0 if extent <= 0.75 else max(0.0, 1.0 - (extent - 0.75) * 4)
-    return max(0.0, 1.0 - spread) * fits
+    pts = np.array([(x, y) for _, x, y in spots])
+    centre = pts.mean(axis=0)
+    offset = float(np.hypot(*(centre - _CROP / 2.0))) / face
+    fit = math.exp(-((offset / 0.25) ** 2))
+    if count > 1:
+        mirrored = 2 * centre - pts
+        gaps = np.hypot(*(mirrored[:, None, :] - pts[None, :, :]).transpose(2, 0, 1)).min(axis=1)
+        symmetry = float(gaps.mean()) / face
+        shape = float(np.abs(_template_signature(list(map(tuple, pts))) - _SIGNATURES[count]).mean())
+        extent = float(np.ptp(pts, axis=0).max()) / face
+        fit *= math.exp(-((symmetry / 0.12) ** 2)) * math.exp(-((shape / 0.12) ** 2))
+        # The pips of one face span at most about two thirds of its edge.
+        if extent > 0.8:
+            fit *= max(0.0, 1.0 - (extent - 0.8) * 4)
+    return max(0.0, 1.0 - spread) * fit
 
 
 def read_pips(frame: np.ndarray, region: DieRegion) -> PipReading:
     """Read the value of the die in ``region`` of a BGR frame."""
-    crop, back = _crop(frame, region)
-    lab = cv2.cvtColor(crop, cv2.COLOR_BGR2Lab).astype(np.float32)
-    k = int(CANON * 0.36) | 1
-    face = cv2.cvtColor(cv2.medianBlur(crop, k), cv2.COLOR_BGR2Lab).astype(np.float32)
-    diff = lab - face
-    diff[..., 0] *= 0.7
+    scale = CANON / max(region.size, 4.0)
+    first, _ = _crop(frame, region.center, region.angle, scale)
+    # The finder's angle comes from the blob's outline, shadow included; the die's own
+    # edges give a better one.
+    angle = region.angle + 0 * dominant_angle(cv2.cvtColor(first, cv2.COLOR_BGR2GRAY))
+    crop, back = _crop(frame, region.center, angle, scale)
+    lab8 = cv2.cvtColor(crop, cv2.COLOR_BGR2Lab)
+    face = float(CANON)
     c = _CROP / 2.0
-    reach = CANON * 0.5 * 0.96
-    inner = np.zeros((_CROP, _CROP), bool)
-    lo, hi = int(round(c - reach)), int(round(c + reach))
-    inner[lo:hi, lo:hi] = True
+    left = top = int(round(c - face * 0.5))
+    right = bottom = int(round(c + face * 0.5))
+    lab = lab8.astype(np.float32)
+    k = int(face * 0.3) | 1
+    diff = lab - cv2.medianBlur(lab8, k).astype(np.float32)
+    diff[..., 0] *= 0.7
+    # Pips sit within 0.37 edges of the centre; a disc a bit wider keeps them all but
+    # leaves out the rounded corners, where the tray shows through, and most of the
+    # side faces seen at an angle.
+    inner = _DISC
     dist = np.sqrt((diff * diff).sum(axis=2))
     values = dist[inner]
     # Below this Lab distance a spot is grain or a print flaw, not a pip.
@@ -154,19 +257,21 @@ def read_pips(frame: np.ndarray, region: DieRegion) -> PipReading:
         if norm < contrast_floor:
             continue
         along = diff @ (direction / norm)
-        spots, covered = _spots(along, max(0.45 * norm, contrast_floor), inner, strong_mask)
-        # The pip colour explains most of the distinct pixels; a glare spot only a few.
-        quality = _layout_quality(spots) * min(1.0, norm / 40.0) * covered
-        if quality > best[0]:
-            best = (quality, spots, norm)
-    quality, top, norm = best
-    if not top:
-        return PipReading(None, 0.0, True)
-    count = len(top)
+        for share in _LEVELS:
+            level = max(share * norm, contrast_floor)
+            spots, covered = _spots(along, level, inner, strong_mask, face)
+            # The pip colour explains most of the distinct pixels; glare only a few.
+            quality = _layout_quality(spots, face) * min(1.0, norm / 40.0) * covered
+            if quality > best[0]:
+                best = (quality, spots, norm)
+    quality, top_spots, norm = best
+    if not top_spots or quality < 0.05:
+        return PipReading(None, max(quality, 0.0), True)
+    count = len(top_spots)
     confidence = float(np.clip(quality, 0.0, 1.0))
     uncertain = not 1 <= count <= 6 or confidence < 0.45
     value = count if 1 <= count <= 6 else None
-    pts = np.array([[px, py, 1.0] for _, px, py in top])
+    pts = np.array([[px, py, 1.0] for _, px, py in top_spots])
     frame_pts = pts @ back.T
     pips = tuple((float(x), float(y)) for x, y in frame_pts)
     return PipReading(value, round(confidence, 3), uncertain, pips)
