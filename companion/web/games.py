@@ -268,11 +268,17 @@ def rules_in_force(snap: dict[str, Any]) -> list[dict[str, Any]]:
         out.append({
             "name": flag.name,
             "label": _flag_label(lang, flag.name),
-            "value": _form_value(value),
+            "value": _shown_value(lang, value),
             "help": flag.help_de if lang == "de" else flag.help_en,
             "is_default": value == flag.default,
         })
     return out
+
+
+def _shown_value(lang: str, value: object) -> str:
+    if isinstance(value, bool):
+        return i18n.translate(lang, "yes" if value else "no")
+    return str(value)
 
 
 def _flag_label(lang: str, name: str) -> str:

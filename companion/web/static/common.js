@@ -138,6 +138,16 @@
     DC.source = source;
   }
 
+  // The engine's short text in the page's language, else the recorded action spelled out.
+  DC.entryText = function (text, action) {
+    if (typeof text === "string") return text;
+    if (text && (text[DC.lang] || text.en)) return text[DC.lang] || text.en;
+    if (!action) return "";
+    const inner = action.event || action;
+    return inner.action + ": " + Object.entries(inner).filter(function (e) { return e[0] !== "action"; })
+      .map(function (e) { return e[0] + " " + (Array.isArray(e[1]) ? e[1].join("-") : typeof e[1] === "object" ? JSON.stringify(e[1]) : e[1]); }).join(", ");
+  };
+
   // History list (game page shows the latest few, the history page all of them).
   DC.renderHistory = function (snap, limit) {
     const list = document.getElementById("history");
@@ -145,7 +155,7 @@
     const entries = (snap.history || []).slice().reverse();
     const shown = limit ? entries.slice(0, limit) : entries;
     DC.put(list, ...shown.map(function (entry) {
-      let what = entry.text || JSON.stringify(entry.action);
+      let what = DC.entryText(entry.text, entry.action);
       if (entry.kind === "undo") what = DC.t("js_undo_of", { n: entry.target });
       else if (entry.kind === "correct") what = DC.t("js_correct_of", { n: entry.target }) + ": " + what;
       const marks = [];

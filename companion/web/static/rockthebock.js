@@ -47,7 +47,7 @@
           el("div", { class: "row" }, Object.entries(view.pending_roll).map(function (e) { return el("span", {}, face(e[0], e[1])); })),
           view.reroll ? el("p", { class: "error" }, t("rtb_reroll")) : null)
       : null;
-    DC.put(root, head, pending, el("div", { class: "players" }, st.players.map(function (p) { return sheet(p, view); })));
+    DC.put(root, head, pending, el("div", { class: "players pads" }, st.players.map(function (p) { return sheet(p, view); })));
     const entry = document.getElementById("entry");
     if (entry && unlocked) renderEntry(entry, view);
   }

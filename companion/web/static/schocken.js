@@ -116,6 +116,7 @@
         [0, 1, 2].map(function (n) { return el("option", { value: n, selected: pick.turned === n }, String(n)); }))) : null;
     function update() {
       shown.textContent = pick.dice.length ? pick.dice.map(function (d) { return PIPS[d]; }).join(" ") : t("sch_tap_dice");
+      shown.classList.toggle("empty", !pick.dice.length);
       send.disabled = pick.dice.length !== 3 || (!revealing && pick.throws === null);
       if (hidden) hidden.disabled = pick.throws !== 3;
     }

@@ -50,7 +50,7 @@
   }
 
   function num(name, value) {
-    return el("input", { name: name, type: "number", inputmode: "numeric", min: 0, max: 99, value: value, style: "width:4.2em", oninput: preview });
+    return el("input", { name: name, type: "number", inputmode: "numeric", min: 0, max: 99, value: value, style: "width:3.4em", oninput: preview });
   }
 
   function buildForm(entry, snap) {
