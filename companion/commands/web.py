@@ -120,6 +120,7 @@ class DemoPlayer:
 
         self.table = table
         self.games: list[tuple[int, list[dict[str, Any]]]] = []
+        self.position = 0
         for path in logs.values():
             text = path.read_text(encoding="utf-8")
             read_log(text)  # a bad log stops the demo now, with its line number
@@ -132,13 +133,13 @@ class DemoPlayer:
         """The ids of the demo games, in the order of the logs."""
         return [game_id for game_id, _ in self.games]
 
-    def step(self, index: int) -> bool:
-        """Record the ``index``-th action of every log that has one; False when all are done."""
+    def step(self) -> bool:
+        """Record the next action of every log that has one; False when all are played out."""
         played = False
         for game_id, actions in self.games:
-            if index >= len(actions):
+            if self.position >= len(actions):
                 continue
-            action = actions[index]
+            action = actions[self.position]
             if action.get("action") == "undo":
                 self.table.undo(game_id, DEMO_WHO)
             elif action.get("action") == "correct":
@@ -146,15 +147,14 @@ class DemoPlayer:
             else:
                 self.table.submit(game_id, action, DEMO_WHO)
             played = True
+        self.position += 1
         return played
 
     def run(self, wait: Callable[[], bool]) -> None:
-        """Play every log to its end, calling ``wait`` before each tick."""
-        index = 0
+        """Play every log to its end, calling ``wait`` before each step (True stops)."""
         while not wait():
-            if not self.step(index):
+            if not self.step():
                 return
-            index += 1
 
 
 def run_demo(args: argparse.Namespace) -> int:
