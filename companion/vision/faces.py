@@ -275,7 +275,7 @@ def _core(members: np.ndarray, other: np.ndarray) -> np.ndarray:
 # Rendered dice of every face, normal and hard light, lie within an RMS distance of 2.1
 # spreads of their own model and at least 34 squared spreads nearer to it than to any
 # other; max_distance and the temperature leave room above both before flagging a die.
-_TEMPERATURE = 4.0
+_TEMPERATURE = 2.0
 
 
 class FaceClassifier:
