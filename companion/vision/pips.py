@@ -29,6 +29,8 @@ CANON = 48  # die size (as the finder saw it) in pixels after rescaling
 _CROP = 72  # side of the rescaled crop: the die plus a margin for offsets and shadow
 
 
+# Below this Lab distance a spot is grain or a print flaw, not a pip.
+_CONTRAST_FLOOR = 12.0
 # Thresholds tried along each pip-colour direction, as shares of that colour's distance.
 _LEVELS = (0.35, 0.45, 0.6)
 _YY, _XX = np.mgrid[0:_CROP, 0:_CROP]
@@ -132,7 +134,11 @@ def pip_score(crop: np.ndarray) -> np.ndarray:
 
 
 def _spots(
-    along: np.ndarray, level: float, inner: np.ndarray, strong: np.ndarray, face: float
+    along: np.ndarray,
+    level: float,
+    inner: np.ndarray,
+    strong: np.ndarray,
+    face: float,
 ) -> tuple[list[tuple[float, float, float]], float]:
     """Round spots of pip size where ``along`` exceeds ``level``: (area, x, y) in crop px.
 
@@ -211,33 +217,12 @@ def _layout_quality(spots: list[tuple[float, float, float]], face: float) -> flo
     return max(0.0, 1.0 - spread) * fit
 
 
-def read_pips(frame: np.ndarray, region: DieRegion) -> PipReading:
-    """Read the value of the die in ``region`` of a BGR frame."""
-    scale = CANON / max(region.size, 4.0)
-    first, _ = _crop(frame, region.center, region.angle, scale)
-    # The finder's angle comes from the blob's outline, shadow included; the die's own
-    # edges give a better one.
-    angle = region.angle + 0 * dominant_angle(cv2.cvtColor(first, cv2.COLOR_BGR2GRAY))
-    crop, back = _crop(frame, region.center, angle, scale)
-    lab8 = cv2.cvtColor(crop, cv2.COLOR_BGR2Lab)
-    face = float(CANON)
-    c = _CROP / 2.0
-    left = top = int(round(c - face * 0.5))
-    right = bottom = int(round(c + face * 0.5))
-    lab = lab8.astype(np.float32)
-    k = int(face * 0.3) | 1
-    diff = lab - cv2.medianBlur(lab8, k).astype(np.float32)
-    diff[..., 0] *= 0.7
-    # Pips sit within 0.37 edges of the centre; a disc a bit wider keeps them all but
-    # leaves out the rounded corners, where the tray shows through, and most of the
-    # side faces seen at an angle.
-    inner = _DISC
+def _hypotheses(diff: np.ndarray, inner: np.ndarray, face: float):
+    """Yield (quality, spots) for each pip-colour direction and threshold worth trying."""
     dist = np.sqrt((diff * diff).sum(axis=2))
     values = dist[inner]
-    # Below this Lab distance a spot is grain or a print flaw, not a pip.
-    contrast_floor = 12.0
-    if values.size == 0 or float(values.max()) < contrast_floor:
-        return PipReading(None, 0.0, True)
+    if values.size == 0 or float(values.max()) < _CONTRAST_FLOOR:
+        return
     # All pips of a die share one colour. The most distinct pixels of the face hold it,
     # mixed with glare and dark edges; clustering them gives a few candidate directions
     # from face to pip colour. A pixel counts by how far it goes along a direction, so
@@ -251,27 +236,45 @@ def read_pips(frame: np.ndarray, region: DieRegion) -> PipReading:
         cv2.setRNGSeed(1)
         _, _, centres = cv2.kmeans(strong, 3, None, criteria, 1, cv2.KMEANS_PP_CENTERS)
         directions.extend(centres)
-    best: tuple[float, list, float] = (-1.0, [], 0.0)
     for direction in directions:
         norm = float(np.linalg.norm(direction))
-        if norm < contrast_floor:
+        if norm < _CONTRAST_FLOOR:
             continue
         along = diff @ (direction / norm)
         for share in _LEVELS:
-            level = max(share * norm, contrast_floor)
+            level = max(share * norm, _CONTRAST_FLOOR)
             spots, covered = _spots(along, level, inner, strong_mask, face)
             # The pip colour explains most of the distinct pixels; glare only a few.
-            quality = _layout_quality(spots, face) * min(1.0, norm / 40.0) * covered
+            yield _layout_quality(spots, face) * min(1.0, norm / 40.0) * covered, spots
+
+
+def read_pips(frame: np.ndarray, region: DieRegion) -> PipReading:
+    """Read the value of the die in ``region`` of a BGR frame."""
+    scale = CANON / max(region.size, 4.0)
+    crop, back = _crop(frame, region.center, region.angle, scale)
+    lab8 = cv2.cvtColor(crop, cv2.COLOR_BGR2Lab)
+    lab = lab8.astype(np.float32)
+    face = float(CANON)
+    # Two guesses at the face colour behind each pip: a local median over a window
+    # about three pips wide (follows marbling and uneven light) and the median of the
+    # whole face (stays right among the close-set pips of a six).
+    local = lab - cv2.medianBlur(lab8, int(face * 0.3) | 1).astype(np.float32)
+    whole = lab - np.median(lab[_DISC], axis=0)
+    best: tuple[float, list] = (0.0, [])
+    for diff in (local, whole):
+        # Glare and the die's bright or dark edges change lightness only; weight it less.
+        diff[..., 0] *= 0.7
+        for quality, spots in _hypotheses(diff, _DISC, face):
             if quality > best[0]:
-                best = (quality, spots, norm)
-    quality, top_spots, norm = best
-    if not top_spots or quality < 0.05:
-        return PipReading(None, max(quality, 0.0), True)
-    count = len(top_spots)
+                best = (quality, spots)
+    quality, spots = best
+    if not spots or quality < 0.02:
+        return PipReading(None, quality, True)
+    count = len(spots)
     confidence = float(np.clip(quality, 0.0, 1.0))
     uncertain = not 1 <= count <= 6 or confidence < 0.45
     value = count if 1 <= count <= 6 else None
-    pts = np.array([[px, py, 1.0] for _, px, py in top_spots])
+    pts = np.array([[px, py, 1.0] for _, px, py in spots])
     frame_pts = pts @ back.T
     pips = tuple((float(x), float(y)) for x, y in frame_pts)
     return PipReading(value, round(confidence, 3), uncertain, pips)
