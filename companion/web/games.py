@@ -117,8 +117,10 @@ def new_game() -> Any:
 
 
 def _page(template: str, game_id: int) -> str:
-    snap = get_table().snapshot(game_id)
+    table = get_table()
+    snap = table.snapshot(game_id)
     return render_template(template, snap=snap, game_id=game_id, unlocked=is_unlocked(game_id),
+                           has_picture=table.latest_picture() is not None,
                            snap_json=json.dumps(snap), catalogue=i18n.catalogue(
                                i18n.current_language()))
 

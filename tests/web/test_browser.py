@@ -225,3 +225,36 @@ def test_table_view_and_history_pages(server, phone):
     big.wait_for_selector("#last-round")
     history.wait_for_selector("#history li[data-version='2']")
     shot(big, "schocken-table-view")
+
+
+def test_camera_picture_with_its_annotations_updates_live(server, phone):
+    cv2 = pytest.importorskip("cv2")
+    np = pytest.importorskip("numpy")
+    game = server.table.create_game("schocken", {"players": ["Anna", "Ben"]}, PIN)
+    frame = np.full((240, 320, 3), 40, np.uint8)
+    cv2.rectangle(frame, (60, 60), (110, 110), (250, 250, 250), -1)
+    cv2.rectangle(frame, (180, 90), (230, 140), (250, 250, 250), -1)
+    jpeg = cv2.imencode(".jpg", frame)[1].tobytes()
+
+    def die(x: int, y: int, value, uncertain: bool = False) -> dict:
+        corners = [[x, y], [x + 50, y], [x + 50, y + 50], [x, y + 50]]
+        return {"region": {"center": [x + 25, y + 25], "size": 50, "angle": 0,
+                           "corners": corners, "confidence": 0.95},
+                "value": value, "confidence": 0.6 if uncertain else 0.98,
+                "uncertain": uncertain}
+
+    camera = phone(f"{server.url}/camera")
+    game_page = phone(f"{server.url}/games/{game}")
+    assert game_page.locator("#camera-panel").is_hidden()
+    wait_live(camera)
+    server.table.publish_picture(jpeg, {"kind": "pips", "frame_size": [320, 240],
+                                        "dice": [die(60, 60, 5), die(180, 90, None, True)]})
+    camera.wait_for_selector("#overlay polygon")
+    assert camera.locator("#overlay polygon").count() == 2
+    assert "5" in camera.inner_text("#reading li:first-child")
+    assert "?" in camera.inner_text("#reading li:nth-child(2)")
+    game_page.wait_for_selector("#camera-panel:not([hidden])")
+    server.table.publish_picture(jpeg, {"kind": "pips", "frame_size": [320, 240],
+                                        "dice": [die(60, 60, 3)]})
+    camera.wait_for_function("document.querySelectorAll('#overlay polygon').length === 1")
+    shot(camera, "camera-annotated")

@@ -102,7 +102,13 @@
       { hour: "2-digit", minute: "2-digit", second: "2-digit" });
   };
 
-  DC.onPicture = function () {};
+  // Game pages show the camera's latest picture small; the camera page draws its reading.
+  DC.onPicture = function () {
+    const img = document.getElementById("camera-thumb");
+    if (!img) return;
+    img.src = "/camera/latest.jpg?t=" + Date.now();
+    document.getElementById("camera-panel").hidden = false;
+  };
 
   function setLive(on) {
     DC.live = on;
