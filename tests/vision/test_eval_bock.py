@@ -1,0 +1,109 @@
+"""``companion render`` and ``companion eval bock`` end to end, and the bock fixtures."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.cli import main
+from companion.commands._bock import evaluate_bock, read_bock_labels
+from companion.vision.render import FACES, frame_seed, render_throw
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "bock"
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bock")
+    code = main(
+        ["render", str(out), "--count", "3", "--seed", "5", "--dice", "4", "--size", "960x720"]
+    )
+    assert code == 0
+    return out
+
+
+def test_render_command_writes_images_labels_and_classes(folder):
+    assert len(list((folder / "images").glob("*.jpg"))) == 3
+    assert len(list((folder / "labels").glob("*.txt"))) == 3
+    assert (folder / "classes.txt").read_text().split() == list(FACES)
+    labels = read_bock_labels(folder / "labels" / "bock-5-0000.txt", 960, 720)
+    throw = render_throw(frame_seed(5, 0), 4, kind="bock", size=(960, 720))
+    assert [d.value for d in labels] == [d.value for d in throw.dice]
+
+
+def test_eval_prints_figures_and_ends_with_json(folder, capsys):
+    assert main(["eval", "bock", str(folder), "--json"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    figures = json.loads(lines[-1])
+    assert figures["images"] == 3 and figures["labelled_dice"] == 12
+    for key in ("die_accuracy", "image_exact"):
+        assert 0.0 <= figures[key] <= 1.0
+    assert figures["extra_dice"] >= 0 and figures["ms_per_image_median"] > 0
+    assert any(line.startswith("die_accuracy: ") for line in lines)
+    assert set(figures["stage_ms_median"]) >= {"find", "locate", "measure", "classify"}
+
+
+def _rows(csv_path):
+    with csv_path.open() as fh:
+        return {row["image"]: row for row in csv.DictReader(fh)}
+
+
+def test_eval_counts_a_wrong_label_as_a_wrong_die(folder, tmp_path):
+    """Relabel every die of one image as a face it does not show: exactly those turn wrong."""
+    right = evaluate_bock(folder, csv_out=tmp_path / "right.csv")
+    broken = tmp_path / "broken"
+    (broken / "images").mkdir(parents=True)
+    (broken / "labels").mkdir()
+    for image in (folder / "images").glob("*.jpg"):
+        (broken / "images" / image.name).write_bytes(image.read_bytes())
+        rows = (folder / "labels" / f"{image.stem}.txt").read_text().splitlines()
+        if image.stem == "bock-5-0001":
+            rows = [f"{(int(r.split()[0]) + 3) % 6} {r.split(' ', 1)[1]}" for r in rows]
+        (broken / "labels" / f"{image.stem}.txt").write_text("\n".join(rows) + "\n")
+    wrong = evaluate_bock(broken, csv_out=tmp_path / "wrong.csv")
+    before, after = _rows(tmp_path / "right.csv"), _rows(tmp_path / "wrong.csv")
+    assert int(before["bock-5-0001.jpg"]["correct_dice"]) > 0
+    assert after["bock-5-0001.jpg"]["correct_dice"] == "0"
+    assert after["bock-5-0001.jpg"]["exact"] == "0"
+    for name in ("bock-5-0000.jpg", "bock-5-0002.jpg"):
+        assert after[name]["correct_dice"] == before[name]["correct_dice"]
+    lost = int(before["bock-5-0001.jpg"]["correct_dice"])
+    assert wrong["labelled_dice"] == right["labelled_dice"] == 12
+    assert wrong["die_accuracy"] == pytest.approx(right["die_accuracy"] - lost / 12, abs=1e-3)
+
+
+def test_eval_rejects_bad_folders(tmp_path, capsys):
+    assert main(["eval", "bock", str(tmp_path)]) == 2
+    assert "no images/*.jpg" in capsys.readouterr().err
+    (tmp_path / "images").mkdir()
+    (tmp_path / "labels").mkdir()
+    cv2.imwrite(str(tmp_path / "images" / "a.jpg"), np.zeros((64, 64, 3), np.uint8))
+    (tmp_path / "labels" / "a.txt").write_text("9 0.5 0.5 0.1 0.1\n")
+    assert main(["eval", "bock", str(tmp_path)]) == 2
+    assert "class must be 0..5" in capsys.readouterr().err
+
+
+def test_render_rejects_bad_requests(tmp_path, capsys):
+    assert main(["render", str(tmp_path), "--dice", "12"]) == 2
+    assert "between 1 and 10" in capsys.readouterr().err
+
+
+def test_fixtures_are_the_documented_render():
+    """fixtures/bock is what fixtures/README.md's command renders (labels exactly)."""
+    images = sorted((FIXTURES / "images").glob("*.jpg"))
+    assert len(images) == 8
+    assert (FIXTURES / "classes.txt").read_text().split() == list(FACES)
+    for i in (0, 7):
+        throw = render_throw(frame_seed(2026, i), 10, kind="bock", size=(800, 600))
+        stored = cv2.imread(str(images[i]))
+        assert stored.shape == (600, 800, 3)
+        assert np.abs(stored.astype(int) - throw.image.astype(int)).mean() < 2.0
+        labels = read_bock_labels(FIXTURES / "labels" / f"{images[i].stem}.txt", 800, 600)
+        assert [d.value for d in labels] == [d.value for d in throw.dice]
+    for image in images:
+        assert image.stat().st_size < 80_000
