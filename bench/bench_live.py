@@ -5,7 +5,8 @@ Kacken auf Wacken game on two Chromium pages (390x844), and lets the scorekeeper
 record N Abrocken one after another. For each, the time from the scorekeeper's POST
 leaving the page to the watching page having redrawn that version (SSE notice, snapshot
 fetch, DOM update) is measured on the browser's clock, which both pages share.
-A plain SSE client measures the notice alone for comparison.
+Plain SSE clients (``--sse-clients``, standing in for the other phones) measure the
+notice alone, from just before the page is told to post: an upper bound.
 
     .venv/bin/python bench/bench_live.py [--actions 100] [--watchers 1]
 """
@@ -77,6 +78,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--actions", type=int, default=100)
     parser.add_argument("--watchers", type=int, default=1,
                         help="watching Chromium pages (the first one is measured)")
+    parser.add_argument("--sse-clients", type=int, default=1,
+                        help="plain event-stream clients listening too (phones at the table)")
+    parser.add_argument("--threads", type=int, default=32,
+                        help="waitress threads (the settings' default is 32)")
     args = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
@@ -84,19 +89,22 @@ def main(argv: list[str] | None = None) -> int:
         data = Path(tmp)
         store = Store(data / "companion.sqlite3")
         table = Table(store, pin_iterations=1000)
-        settings = Settings(data_dir=data, host="127.0.0.1", threads=max(8, args.watchers + 6))
+        settings = Settings(data_dir=data, host="127.0.0.1", threads=args.threads)
         app = create_app(table, settings)
         server = ServerThread(make_server(app, settings, host="127.0.0.1", port=0)).start()
         base = f"http://127.0.0.1:{server.port}"
         game = table.create_game("wacken", {"players": PLAYERS}, PIN)
 
-        arrivals: dict[int, float] = {}
         sent: dict[int, float] = {}
-        ready, stop = threading.Event(), threading.Event()
-        listener = threading.Thread(target=sse_listener,
-                                    args=(server.port, game, arrivals, ready, stop), daemon=True)
-        listener.start()
-        ready.wait(5)
+        stop = threading.Event()
+        clients: list[dict[int, float]] = []
+        for _ in range(args.sse_clients):
+            arrivals: dict[int, float] = {}
+            ready = threading.Event()
+            threading.Thread(target=sse_listener, args=(server.port, game, arrivals, ready, stop),
+                             daemon=True).start()
+            ready.wait(5)
+            clients.append(arrivals)
         try:
             with sync_playwright() as pw:
                 browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -138,9 +146,12 @@ def main(argv: list[str] | None = None) -> int:
             table.close()
             server.stop()
             store.close()
-        sse_ms = [(arrivals[v] - sent[v]) * 1000 for v in sent if v in arrivals]
+        sse_ms = [(arrivals[v] - sent[v]) * 1000 for arrivals in clients for v in sent
+                  if v in arrivals]
+        missed = sum(1 for arrivals in clients for v in sent if v not in arrivals)
         print(f"bench_live: {args.actions} Abrocken recorded through the page, "
-              f"{args.watchers} watching page(s), waitress threads={settings.threads}")
+              f"{args.watchers} watching page(s), {args.sse_clients} plain SSE client(s), "
+              f"waitress threads={settings.threads}; notices missed: {missed}")
         print(summary("POST -> other page redrawn (Chromium)", page_ms))
         print(summary("POST -> SSE notice at a plain client", sse_ms))
     return 0

@@ -118,7 +118,10 @@ def events() -> Response:
                 notice_game = notice.get("game_id")
                 if game_id is not None and notice_game not in (game_id, None):
                     continue
-                event_id = f"{notice_game}:{notice.get('version')}" if notice_game else None
+                # Only game versions become the resume point; a picture's counter is not one.
+                event_id = (f"{notice_game}:{notice.get('version')}"
+                            if notice_game is not None and notice.get("kind") != "picture"
+                            else None)
                 yield sse_frame(notice, event_id=event_id)
                 last_write = time.monotonic()
         finally:

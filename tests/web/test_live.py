@@ -160,3 +160,16 @@ def test_stream_ends_when_the_table_closes_its_subscriptions(client, table):
     next(stream), next(stream)
     table.close()
     assert list(stream) == []
+
+
+def test_picture_notices_reach_game_pages_without_moving_the_resume_point(client, table):
+    game = table.create_game("schocken", SCHOCKEN_SETUP, PIN)  # the active game
+    response = client.get(f"/events?game={game}", headers={"Last-Event-ID": f"{game}:0"},
+                          buffered=False)
+    stream = frames(response)
+    next(stream), next(stream)
+    table.publish_picture(b"\xff\xd8\xff\xd9", {"kind": "pips", "dice": []})
+    fields = parse(next_message(stream))
+    assert "id" not in fields
+    assert json.loads(fields["data"])["kind"] == "picture"
+    response.close()
