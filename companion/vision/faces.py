@@ -342,34 +342,26 @@ def _window(
     return win.astype(np.float32), m
 
 
-def _gradients(win: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per pixel, the x and y gradient of whichever colour channel changes most."""
-    gx = cv2.Sobel(win, cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(win, cv2.CV_32F, 0, 1, ksize=3)
-    pick = np.argmax(gx * gx + gy * gy, axis=2)[:, :, None]
-    return np.take_along_axis(gx, pick, 2)[:, :, 0], np.take_along_axis(gy, pick, 2)[:, :, 0]
-
-
 def die_angle(frame: np.ndarray, region: DieRegion) -> float:
-    """The turn of the die's edges in degrees [0, 90), from the strongest edges around it.
+    """The turn of the die's edges in degrees [0, 90), from the edges around it.
 
     A finder's outline of die, side wall and shadow together can be turned the wrong way;
-    the die's own printed and physical edges all run along its two axes.
+    the die's own printed and physical edges all run along its two axes. Gradient
+    directions are averaged as fourfold angles, where 0, 90, 180 and 270 degrees agree,
+    weighted by the gradient's strength.
     """
     f = _FIT / max(region.size, 1.0)
     side = int(math.ceil(region.size * f)) + 4
     win, _ = _window(frame, region.center, 0.0, f, side)
-    gx, gy = _gradients(win)
-    mag = np.sqrt(gx * gx + gy * gy).ravel()
-    theta = (np.degrees(np.arctan2(gy, gx)).ravel()) % 90.0
-    strong = mag >= np.percentile(mag, 70)
-    hist = np.bincount(
-        (theta[strong]).astype(np.int32) % 90, weights=mag[strong], minlength=90
-    ).astype(np.float32)
-    # Smooth around the circle of 90 degrees, then take the peak.
-    padded = np.concatenate([hist[-3:], hist, hist[:3]])
-    smooth = np.convolve(padded, np.array([1, 2, 3, 4, 3, 2, 1], np.float32), "valid")
-    return float((int(np.argmax(smooth)) + 0.5) % 90.0)
+    gx = cv2.Sobel(win, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(win, cv2.CV_32F, 0, 1, ksize=3)
+    z = (gx + 1j * gy).ravel()
+    mag = np.abs(z)
+    keep = mag > np.percentile(mag, 60)
+    z = z[keep]
+    # (z / |z|) ** 4 * |z| ** 2: unit fourfold direction, weighted by squared strength.
+    z4 = z**4 / (np.abs(z) ** 2 + 1e-6)
+    return float(np.degrees(np.angle(z4.sum())) / 4.0) % 90.0
 
 
 def fit_top_face(
@@ -392,8 +384,10 @@ def fit_top_face(
     f = _FIT / max(region.size, 1.0)
     side = int(math.ceil(region.size * f * 1.25)) + 4
     win, m = _window(frame, region.center, angle, f, side)
-    gx, gy = _gradients(win)
-    gx, gy = np.abs(gx), np.abs(gy)
+    # Edge strength summed over the colour channels: a red face on white plastic has
+    # little edge in grey but a strong one in blue and green.
+    gx = np.abs(cv2.Sobel(win, cv2.CV_32F, 1, 0, ksize=3)).sum(axis=2)
+    gy = np.abs(cv2.Sobel(win, cv2.CV_32F, 0, 1, ksize=3)).sum(axis=2)
     # Column sums of |gx| and row sums of |gy| as prefix sums: each side of a candidate
     # square is then two look-ups.
     cgx = np.vstack([np.zeros((1, side), np.float32), np.cumsum(gx, axis=0)])
