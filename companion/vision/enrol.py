@@ -75,7 +75,7 @@ def enrol_face(
     for frame in frames:
         n_frames += 1
         samples, _ = recognizer.sample(frame)
-        vectors.extend(s.features.vector() for s in samples)
+        vectors.extend(s.vector for s in samples)
     if len(vectors) < MIN_DICE:
         raise FaceModelError(
             f"found only {len(vectors)} dice in {n_frames} frame(s) for {face}; turn at least"

@@ -230,7 +230,7 @@ def _two_colours(pixels: np.ndarray) -> FaceFeatures:
     sample = np.ascontiguousarray(pixels[usable])
     level = brightness[usable]
     # Seeded by brightness (above or below the median), so the result is deterministic.
-    init = (level > np.median(level)).astype(np.int32).reshape(-1, 1)
+    init = (level > _median(level)).astype(np.int32).reshape(-1, 1)
     light = dark = None
     is_light = init.ravel() > 0
     if is_light.any() and not is_light.all():
@@ -246,7 +246,7 @@ def _two_colours(pixels: np.ndarray) -> FaceFeatures:
             dark = _core(sample[~is_light], centers[bright])
     if light is None or dark is None:
         # A face of one flat colour: both colours are that colour.
-        light = dark = np.median(sample, axis=0)
+        light = dark = _median(sample)
         is_light = np.ones(len(sample), bool)
     # Light shares by zone; glare pixels hide the print, so they count as neither.
     light_all = np.zeros(n, np.float32)
@@ -268,8 +268,14 @@ def _share(light: np.ndarray, usable: np.ndarray, zone: np.ndarray) -> float:
 
 def _core(members: np.ndarray, other: np.ndarray) -> np.ndarray:
     dist = ((members - other) ** 2).sum(axis=1)
-    far = members[dist >= np.median(dist)]
-    return np.median(far, axis=0)
+    far = members[dist >= _median(dist)]
+    return _median(far)
+
+
+def _median(values: np.ndarray) -> np.ndarray:
+    """Upper median along the first axis; np.median's checks cost more than the sort."""
+    k = len(values) // 2
+    return np.partition(values, k, axis=0)[k]
 
 
 # Rendered dice of every face, normal and hard light, lie within an RMS distance of 2.1
@@ -299,7 +305,10 @@ class FaceClassifier:
 
     def classify(self, features: FaceFeatures) -> FaceVerdict:
         """The face of one die, or ``None`` with ``uncertain`` set when unsure."""
-        x = features.vector()
+        return self.classify_vector(features.vector())
+
+    def classify_vector(self, x: np.ndarray) -> FaceVerdict:
+        """``classify`` for a feature vector in ``FEATURE_NAMES`` order."""
         z = (x[None, :] - self._means) / self._spreads
         d2 = (z * z).sum(axis=1) + 2.0 * np.log(self._spreads).sum(axis=1)
         best = int(np.argmin(d2))
@@ -355,13 +364,17 @@ def die_angle(frame: np.ndarray, region: DieRegion) -> float:
     win, _ = _window(frame, region.center, 0.0, f, side)
     gx = cv2.Sobel(win, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(win, cv2.CV_32F, 0, 1, ksize=3)
-    z = (gx + 1j * gy).ravel()
-    mag = np.abs(z)
-    keep = mag > np.percentile(mag, 60)
-    z = z[keep]
-    # (z / |z|) ** 4 * |z| ** 2: unit fourfold direction, weighted by squared strength.
-    z4 = z**4 / (np.abs(z) ** 2 + 1e-6)
-    return float(np.degrees(np.angle(z4.sum())) / 4.0) % 90.0
+    c, s = gx.ravel(), gy.ravel()
+    mag2 = c * c + s * s
+    k = int(len(mag2) * 0.6)
+    keep = mag2 > np.partition(mag2, k)[k]
+    c, s, mag2 = c[keep], s[keep], mag2[keep]
+    # With z = c + i s: z**4 / |z|**2, the fourfold direction weighted by squared strength.
+    re2, im2 = c * c - s * s, 2.0 * c * s
+    re4, im4 = re2 * re2 - im2 * im2, 2.0 * re2 * im2
+    total_re = float((re4 / (mag2 + 1e-6)).sum())
+    total_im = float((im4 / (mag2 + 1e-6)).sum())
+    return math.degrees(math.atan2(total_im, total_re)) / 4.0 % 90.0
 
 
 def fit_top_face(
@@ -402,12 +415,11 @@ def fit_top_face(
         hi = min(side - 2, int(round(_FIT * 1.05)))
     for t in range(lo, hi + 1):
         n = side - t
-        x0 = np.arange(n)[None, :]
-        y0 = np.arange(n)[:, None]
-        left = cgx[y0 + t, x0] - cgx[y0, x0]
-        right = cgx[y0 + t, x0 + t] - cgx[y0, x0 + t]
-        top = cgy[y0, x0 + t] - cgy[y0, x0]
-        bottom = cgy[y0 + t, x0 + t] - cgy[y0 + t, x0]
+        # Row y0, column x0 of each array: the square with top-left corner (x0, y0).
+        left = cgx[t : t + n, :n] - cgx[:n, :n]
+        right = cgx[t : t + n, t : t + n] - cgx[:n, t : t + n]
+        top = cgy[:n, t : t + n] - cgy[:n, :n]
+        bottom = cgy[t : t + n, t : t + n] - cgy[t : t + n, :n]
         score = (left + right + top + bottom) / (4.0 * t)
         k = int(np.argmax(score))
         if score.flat[k] > best[0]:
@@ -447,6 +459,7 @@ class FaceSample:
 
     region: DieRegion  # the top face (fitted), not the finder's raw outline
     features: FaceFeatures
+    vector: np.ndarray  # features.vector(), computed once
 
 
 class BockRecognizer:
@@ -515,7 +528,8 @@ class BockRecognizer:
         samples = []
         for region, (center, edge, angle) in zip(regions, tops, strict=True):
             feats = face_features(frame, center, edge, angle, gains)
-            if feats.vector()[0] > -_MIN_CONTRAST:
+            vector = feats.vector()
+            if vector[0] > -_MIN_CONTRAST:
                 continue
             top = DieRegion(
                 center=center,
@@ -524,7 +538,7 @@ class BockRecognizer:
                 corners=_square_corners(center, edge, angle),
                 confidence=region.confidence,
             )
-            samples.append(FaceSample(region=top, features=feats))
+            samples.append(FaceSample(region=top, features=feats, vector=vector))
         t3 = time.perf_counter()
         timings = {"find": (t1 - t0) * 1e3, "locate": (t2 - t1) * 1e3, "measure": (t3 - t2) * 1e3}
         return samples, timings
@@ -536,7 +550,7 @@ class BockRecognizer:
         t1 = time.perf_counter()
         dice = []
         for s in samples:
-            verdict = self.classifier.classify(s.features)
+            verdict = self.classifier.classify_vector(s.vector)
             dice.append(
                 Die(
                     region=s.region,
