@@ -258,3 +258,47 @@ def test_camera_picture_with_its_annotations_updates_live(server, phone):
                                         "dice": [die(60, 60, 3)]})
     camera.wait_for_function("document.querySelectorAll('#overlay polygon').length === 1")
     shot(camera, "camera-annotated")
+
+
+def test_scorekeeper_corrects_an_entry_from_the_history(server, phone):
+    game = server.table.create_game("schocken", {"players": ["Anna", "Ben"]}, PIN)
+    keeper = phone(f"{server.url}/games/{game}")
+    become_scorekeeper(keeper)
+    enter_throw(keeper, (4, 2, 1))
+    watcher = phone(f"{server.url}/games/{game}")
+    wait_live(watcher)
+    keeper.goto(f"{server.url}/games/{game}/history")
+    keeper.click("#history li[data-version='1'] button")
+    text = keeper.input_value("#correct-json")
+    assert '"dice":[4,2,1]' in text.replace(" ", "")
+    keeper.fill("#correct-json", text.replace("[4,2,1]", "[1,1,6]").replace("[4, 2, 1]",
+                                                                            "[1, 1, 6]"))
+    keeper.click("#correct-send")
+    keeper.wait_for_selector("#history li[data-version='2']")
+    assert "#1" in keeper.inner_text("#history li[data-version='2']")
+    watcher.wait_for_selector("#throws li[data-player='Anna'][data-class='schock']")
+    keeper.click("#history li[data-version='1'] button")
+    assert "[6,1,1]" in keeper.input_value("#correct-json")  # the correction in force
+    keeper.fill("#correct-json", "{not json")
+    keeper.click("#correct-send")
+    keeper.wait_for_selector("#status.error")
+    assert "JSON" in keeper.inner_text("#status")
+    keeper.fill("#correct-json", '{"action": "throw", "player": "Ben", "throws": 1, '
+                                 '"dice": [1, 1, 6]}')
+    keeper.click("#correct-send")
+    # The engine's reason is shown, and nothing is stored.
+    keeper.wait_for_function("document.querySelector('#status').textContent.includes('Ben')")
+    assert server.table.snapshot(game)["version"] == 2
+    shot(keeper, "history-correction")
+
+
+def test_game_list_follows_a_new_game(server, phone):
+    page = phone(f"{server.url}/")
+    wait_live(page)
+    assert page.locator("li[data-game-id]").count() == 0
+    game = server.table.create_game("wacken", WACKEN_SETUP, PIN)
+    page.wait_for_selector(f"li[data-game-id='{game}']")
+    server.table.submit(game, {"action": "game_end", "reason": "rock_deck_empty"}, "Kim")
+    page.wait_for_function(
+        f"document.querySelector(\"li[data-game-id='{game}'] .version\").textContent"
+        ".includes('1')")
