@@ -141,6 +141,11 @@ def _parse_size(text: str) -> tuple[int, int]:
     return w, h
 
 
+def _parse_face(text: str) -> int | str:
+    """A pip value 1..6 or a Rock the Bock face name (checked by the renderer)."""
+    return int(text) if text.isdigit() else text
+
+
 def _render(args: argparse.Namespace) -> int:
     from companion.vision.render import DEFAULT_PALETTE, write_dataset
 
@@ -154,6 +159,7 @@ def _render(args: argparse.Namespace) -> int:
         hard=args.hard,
         size=args.size,
         palette=palette,
+        face=args.face,
     )
     print(f"wrote {len(paths)} images with labels to {args.dir}")
     return 0
@@ -219,6 +225,9 @@ def register(
         choices=("default", "shifted"),
         default="default",
         help="Rock the Bock dice colours: the built-in set or a differently coloured one",
+    )
+    render.add_argument(
+        "--face", type=_parse_face, help="every die shows this face (frames for enrolment)"
     )
     render.set_defaults(func=_render)
 

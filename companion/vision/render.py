@@ -287,11 +287,13 @@ def write_dataset(
     hard: bool = False,
     size: tuple[int, int] = (1280, 960),
     palette: Palette | None = None,
+    face: int | str | None = None,
 ) -> list[Path]:
     """Write ``count`` rendered throws as a labelled folder (see the module docstring).
 
     Frame ``i`` uses the seed ``(seed, i)`` so a folder can be extended or a single frame
-    re-rendered. Returns the image paths written.
+    re-rendered. ``face`` makes every die show that face (enrolment frames). Returns the
+    image paths written.
     """
     if count < 1:
         raise RenderError(f"count must be at least 1, not {count}")
@@ -303,7 +305,13 @@ def write_dataset(
     written = []
     for i in range(count):
         throw = render_throw(
-            frame_seed(seed, i), n_dice, kind=kind, size=size, hard=hard, palette=palette
+            frame_seed(seed, i),
+            n_dice,
+            kind=kind,
+            size=size,
+            hard=hard,
+            palette=palette,
+            faces=None if face is None else [face] * n_dice,
         )
         stem = f"{kind}-{seed}-{i:04d}"
         path = out / "images" / f"{stem}.jpg"

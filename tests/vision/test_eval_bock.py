@@ -107,3 +107,26 @@ def test_fixtures_are_the_documented_render():
         assert [d.value for d in labels] == [d.value for d in throw.dice]
     for image in images:
         assert image.stat().st_size < 80_000
+
+
+def test_render_face_option_makes_every_die_show_it(tmp_path):
+    assert (
+        main(
+            [
+                "render",
+                str(tmp_path),
+                "--count",
+                "1",
+                "--dice",
+                "5",
+                "--face",
+                "goat_red",
+                "--size",
+                "640x480",
+            ]
+        )
+        == 0
+    )
+    labels = read_bock_labels(tmp_path / "labels" / "bock-0-0000.txt", 640, 480)
+    assert [d.value for d in labels] == ["goat_red"] * 5
+    assert main(["render", str(tmp_path), "--face", "sheep"]) == 2
