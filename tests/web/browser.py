@@ -19,6 +19,8 @@ from companion.table import Table
 from companion.web import create_app
 from companion.web.server import ServerThread, make_server
 
+PIN = "4711"
+
 CHROMIUM = os.environ.get("COMPANION_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -50,3 +52,32 @@ def live_server(data_dir: Path, threads: int = 16, **config: Any) -> Iterator[Li
         table.close()  # ends every open event stream
         running.stop()
         store.close()
+
+
+def shot(page: Any, name: str) -> None:
+    """The phone's screen from the top (390x844), and the whole page as ``<name>-full``."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.evaluate("window.scrollTo(0, 0)")
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+    page.screenshot(path=str(ARTIFACTS / f"{name}-full.png"), full_page=True)
+
+
+def become_scorekeeper(page: Any, pin: str = PIN) -> None:
+    """Enter the PIN on a game page and wait for the scorekeeper panel."""
+    page.fill("#pin", pin)
+    page.fill("input[name=who]", "Kim")
+    page.click("#unlock-button")
+    page.wait_for_selector("#keeper")
+
+
+def wait_live(page: Any) -> None:
+    """Wait until the page's event stream is open."""
+    page.wait_for_selector("#live-dot.on")
+
+
+def enter_throw(page: Any, dice: tuple[int, int, int], throws: int = 1) -> None:
+    """Tap three dice and the number of throws, then record the throw."""
+    for die in dice:
+        page.click(f"#entry button[data-die='{die}']")
+    page.click(f"#entry button[data-throws='{throws}']")
+    page.click("#throw-send")

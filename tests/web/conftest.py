@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from browser import CHROMIUM, CHROMIUM_ARGS, PHONE, PIN, live_server
 from flask import Flask
 from flask.testing import FlaskClient
 
@@ -19,7 +20,6 @@ from companion.store import Store
 from companion.table import Table
 from companion.web import create_app
 
-PIN = "4711"
 TEST_CONFIG = {
     "TESTING": True,
     # Short waits keep the stream tests fast; the framing is the same.
@@ -80,3 +80,42 @@ def post(client: FlaskClient, url: str, **kwargs) -> object:
     """POST with the CSRF header and a JSON answer, as the page's script does."""
     headers = {"X-CSRF-Token": csrf(client), "Accept": "application/json"}
     return client.post(url, headers=headers, **kwargs)
+
+
+# -- browser tests (Playwright on Debian's Chromium against the real waitress server) --------
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium, launched once per test module (skipped when it is missing)."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"no Chromium at {CHROMIUM}; install it with apt (chromium)")
+    with sync_api.sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def server(tmp_path):
+    """The dashboard served by waitress on 127.0.0.1 over a fresh database."""
+    with live_server(tmp_path) as running:
+        yield running
+
+
+@pytest.fixture
+def phone(browser):
+    """A factory of phone-sized pages, each in its own browser context (own cookies)."""
+    contexts = []
+
+    def open_phone(url: str, lang: str = "de"):
+        context = browser.new_context(viewport=PHONE, device_scale_factor=1)
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(5000)
+        page.goto(f"{url}?lang={lang}" if "?" not in url else url)
+        return page
+
+    yield open_phone
+    for context in contexts:
+        context.close()

@@ -38,6 +38,7 @@
         el("span", { class: "tag" }, t("sch_phase_" + v.phase))),
       el("div", { class: "verdict", id: "turn" }, turnText(v)),
       v.half_losers.length ? el("div", { class: "small" }, t("sch_half_losers", { names: v.half_losers.join(", ") })) : null,
+      st.finale_players.length ? el("div", { class: "verdict", id: "finale" }, t("sch_finale_between", { names: st.finale_players.join(" – ") })) : null,
       v.warnings.map(function (w) { return el("p", { class: "error small" }, w); }));
     const middle = el("div", { class: "panel middle" }, el("div", { class: "muted" }, t("sch_middle")),
       el("div", { class: "count", id: "middle" }, String(v.middle)), lids(v.middle));

@@ -1,0 +1,114 @@
+"""Browser tests (Rock the Bock, Wacken, camera, resume): waitress + Chromium via Playwright.
+
+Phones are 390x844 pages; screenshots go to ``test-artifacts/``.
+"""
+
+from __future__ import annotations
+
+import pytest
+from browser import become_scorekeeper, shot, wait_live
+from conftest import BOCK_SETUP, PIN, WACKEN_SETUP
+
+pytestmark = pytest.mark.browser
+
+
+def test_a_rock_the_bock_turn_through_the_ui(server, phone):
+    game = server.table.create_game("rockthebock", BOCK_SETUP, PIN)
+    keeper = phone(f"{server.url}/games/{game}")
+    become_scorekeeper(keeper)
+    watcher = phone(f"{server.url}/games/{game}")
+    wait_live(watcher)
+    for face, count in (("bock", 3), ("wolf", 4), ("goat_red", 2), ("goat_green", 1)):
+        for _ in range(count):
+            keeper.click(f"#entry button[data-face='{face}']")
+    assert "10" in keeper.inner_text("#roll-total")
+    keeper.click("#roll-send")
+    keeper.wait_for_selector("#entry button[data-kind='wolf'][data-victim='Bo']")
+    # Green goats belong to nobody: the engine offers them to dump (default house rule).
+    assert keeper.locator("#entry button[data-kind='goat_green']").count() == 1
+    shot(keeper, "rockthebock-choose")
+    keeper.click("#entry button[data-kind='wolf'][data-victim='Bo']")
+    watcher.wait_for_function(
+        "document.querySelector(\"[data-player='Bo'] tr.live td:nth-child(3)\")"
+        "?.textContent === '4'")
+    crossed = watcher.locator("[data-player='Rita'] .box.crossed").count()
+    assert crossed == 4
+    assert "Bo" in watcher.inner_text("#turn")
+    shot(watcher, "rockthebock-sheets")
+
+
+def test_a_wacken_abrocken_through_the_ui(server, phone):
+    game = server.table.create_game("wacken", WACKEN_SETUP, PIN)
+    keeper = phone(f"{server.url}/games/{game}", lang="en")
+    become_scorekeeper(keeper)
+    watcher = phone(f"{server.url}/games/{game}")
+    wait_live(watcher)
+    keeper.fill("#band", "Slayer")
+    keeper.fill("input[name=songs_on_stage]", "2")
+    keeper.select_option("#initiator", "Ozzy")
+    keeper.check("#join-0")
+    keeper.fill("input[name=beers_0]", "2")
+    keeper.check("#join-1")
+    keeper.fill("input[name=cards_1]", "2")
+    keeper.fill("input[name=songs_1]", "1")
+    keeper.wait_for_selector("#preview tr[data-player='Lemmy']")
+    assert "2 songs × 3 beers = 6" in keeper.inner_text("#preview")
+    assert "6 × 3 = 18" in keeper.inner_text("#preview")
+    shot(keeper, "wacken-calculator")
+    keeper.click("#abrocken-send")
+    watcher.wait_for_function(
+        "document.querySelector(\"#tally tr[data-player='Lemmy'] .n\")?.textContent === '18'")
+    assert watcher.inner_text("#tally tr[data-player='Ozzy'] .n") == "6"
+    assert "2 Songs × 3 Bier = 6" in watcher.inner_text("#last-abrocken")
+    shot(watcher, "wacken-tally")
+
+
+def test_the_page_catches_up_after_the_stream_drops(server, phone):
+    game = server.table.create_game("wacken", WACKEN_SETUP, PIN)
+    watcher = phone(f"{server.url}/games/{game}")
+    wait_live(watcher)
+    watcher.evaluate("window.__sameDocument = true")
+    # The server ends every stream (as a restart or a lost Wi-Fi would); the game moves
+    # on while the browser waits to reconnect. EventSource reconnects by itself with
+    # Last-Event-ID, and the server answers with a catch-up message.
+    server.table.close()
+    server.table.submit(game, {"action": "abrocken", "band": "Doro", "songs_on_stage": 1,
+                               "initiator": "Doro", "participants": [
+                                   {"player": "Doro", "beers": 1, "cards": 1}]}, "Kim")
+    watcher.wait_for_function(
+        "document.querySelector(\"#tally tr[data-player='Doro'] .n\").textContent === '1'")
+    wait_live(watcher)
+    assert watcher.evaluate("window.__sameDocument") is True
+
+
+def test_camera_picture_with_its_annotations_updates_live(server, phone):
+    cv2 = pytest.importorskip("cv2")
+    np = pytest.importorskip("numpy")
+    game = server.table.create_game("schocken", {"players": ["Anna", "Ben"]}, PIN)
+    frame = np.full((240, 320, 3), 40, np.uint8)
+    cv2.rectangle(frame, (60, 60), (110, 110), (250, 250, 250), -1)
+    cv2.rectangle(frame, (180, 90), (230, 140), (250, 250, 250), -1)
+    jpeg = cv2.imencode(".jpg", frame)[1].tobytes()
+
+    def die(x: int, y: int, value, uncertain: bool = False) -> dict:
+        corners = [[x, y], [x + 50, y], [x + 50, y + 50], [x, y + 50]]
+        return {"region": {"center": [x + 25, y + 25], "size": 50, "angle": 0,
+                           "corners": corners, "confidence": 0.95},
+                "value": value, "confidence": 0.6 if uncertain else 0.98,
+                "uncertain": uncertain}
+
+    camera = phone(f"{server.url}/camera")
+    game_page = phone(f"{server.url}/games/{game}")
+    assert game_page.locator("#camera-panel").is_hidden()
+    wait_live(camera)
+    server.table.publish_picture(jpeg, {"kind": "pips", "frame_size": [320, 240],
+                                        "dice": [die(60, 60, 5), die(180, 90, None, True)]})
+    camera.wait_for_selector("#overlay polygon")
+    assert camera.locator("#overlay polygon").count() == 2
+    assert "5" in camera.inner_text("#reading li:first-child")
+    assert "?" in camera.inner_text("#reading li:nth-child(2)")
+    game_page.wait_for_selector("#camera-panel:not([hidden])")
+    server.table.publish_picture(jpeg, {"kind": "pips", "frame_size": [320, 240],
+                                        "dice": [die(60, 60, 3)]})
+    camera.wait_for_function("document.querySelectorAll('#overlay polygon').length === 1")
+    shot(camera, "camera-annotated")
