@@ -105,7 +105,12 @@ def new_game() -> Any:
         rules = {f["name"]: form[f"rule_{f['name']}"] for f in rule_fields(name)
                  if f"rule_{f['name']}" in form}
         setup["rules"] = rules
-        game_id = get_table().create_game(name, setup, pin)
+        table = get_table()
+        active = table.active_game_id()
+        # Anyone may start a game, but only the scorekeeper of the game at the table may
+        # push it aside: otherwise the new game waits in the list until resumed.
+        take_table = active is None or is_unlocked(active)
+        game_id = table.create_game(name, setup, pin, activate=take_table)
     except ValueError as exc:
         # Show the form again with what was typed, so nothing has to be re-entered.
         page = render_template("new_game.html", game=name, names=GAME_NAMES,
