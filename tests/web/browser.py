@@ -57,6 +57,11 @@ def live_server(data_dir: Path, threads: int = 16, **config: Any) -> Iterator[Li
 def shot(page: Any, name: str) -> None:
     """The phone's screen from the top (390x844), and the whole page as ``<name>-full``."""
     ARTIFACTS.mkdir(exist_ok=True)
+    # Phone-first: nothing may stick out sideways at 390 px, nor on a 360 px phone.
+    for width in (360, PHONE["width"]):
+        page.set_viewport_size({"width": width, "height": PHONE["height"]})
+        wide = page.evaluate("document.documentElement.scrollWidth")
+        assert wide <= width, f"{name}: the page is {wide} px wide on a {width} px screen"
     page.evaluate("window.scrollTo(0, 0)")
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
     page.screenshot(path=str(ARTIFACTS / f"{name}-full.png"), full_page=True)
