@@ -38,7 +38,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Start the dashboard with a Schocken, a Rock the Bock and a Kacken auf "
         "Wacken game from fixtures/games/, played out step by step. Open the printed address; "
         f"the demo PIN ({DEMO_PIN}) makes you the scorekeeper.")
-    _server_options(demo)
+    demo.add_argument("--host", default="127.0.0.1",
+                      help="address to listen on (default 127.0.0.1; 0.0.0.0 lets phones on "
+                      "the network join)")
+    demo.add_argument("--port", type=int, help="port (default: from the settings, 8080)")
     demo.add_argument("--data", type=Path,
                       help="data directory (default: a temporary one, removed at exit)")
     demo.add_argument("--speed", type=_positive, default=1.0,
@@ -167,8 +170,7 @@ def run_demo(args: argparse.Namespace) -> int:
     logs = demo_logs(args.fixtures)
     temporary = args.data is None
     data_dir = Path(tempfile.mkdtemp(prefix="companion-demo-")) if temporary else args.data
-    host = args.host or "127.0.0.1"
-    settings = _settings(args, data_dir=data_dir, host=host)
+    settings = _settings(args, data_dir=data_dir)
     data_dir.mkdir(parents=True, exist_ok=True)
     stop = threading.Event()
     try:
