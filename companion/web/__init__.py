@@ -36,6 +36,10 @@ def create_app(
         # How often a stream looks whether its phone is still there: short, so a
         # dropped phone frees its waitress thread within about a second.
         SSE_POLL_SECONDS=1.0,
+        # A phone that vanished without closing its connection (battery, lost Wi-Fi) is
+        # only noticed when TCP gives up, minutes later; ending every stream after a while
+        # bounds that. Live pages reconnect within a second and resume (Last-Event-ID).
+        SSE_MAX_STREAM_SECONDS=300.0,
         # Keep a few threads for ordinary requests; further pages fall back to polling.
         SSE_MAX_STREAMS=max(1, settings.threads - 4),
         PIN_FREE_TRIES=5,

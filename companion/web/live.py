@@ -83,6 +83,7 @@ def events() -> Response:
                         headers={"Retry-After": "10"}, mimetype="text/plain")
     poll = float(current_app.config["SSE_POLL_SECONDS"])
     heartbeat = float(current_app.config["SSE_HEARTBEAT_SECONDS"])
+    lifetime = float(current_app.config["SSE_MAX_STREAM_SECONDS"])
     # With channel_request_lookahead waitress tells us when the phone went away, so
     # the thread is freed within one poll instead of at the next failed write.
     disconnected = request.environ.get("waitress.client_disconnected", lambda: False)
@@ -103,9 +104,9 @@ def events() -> Response:
                                 event_id=f"{game_id}:{current}")
             else:
                 yield ": connected\n\n"
-            last_write = time.monotonic()
+            last_write = opened = time.monotonic()
             while not closed.is_set():
-                if disconnected():
+                if disconnected() or time.monotonic() - opened >= lifetime:
                     return
                 notice = subscription.get(poll)
                 if notice is None and getattr(subscription, "closed", False):

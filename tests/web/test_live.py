@@ -173,3 +173,14 @@ def test_picture_notices_reach_game_pages_without_moving_the_resume_point(client
     assert "id" not in fields
     assert json.loads(fields["data"])["kind"] == "picture"
     response.close()
+
+
+def test_streams_end_after_their_lifetime_so_vanished_phones_cannot_hold_threads(table, settings):
+    app = create_app(table, settings, dict(TEST_CONFIG, SSE_MAX_STREAM_SECONDS=0.3))
+    game = table.create_game("wacken", WACKEN_SETUP, PIN)
+    response = app.test_client().get(f"/events?game={game}", buffered=False)
+    started = time.monotonic()
+    rest = list(frames(response))  # ends by itself
+    assert rest[0] == "retry: 1000"
+    assert time.monotonic() - started < 3
+    assert table.subscriber_count == 0 and app.extensions["sse_slots"].open == 0
