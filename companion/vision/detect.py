@@ -6,7 +6,7 @@ numbers of pixels:
 
 1. Estimate the empty-tray background with a coarse median (dice are small compared
    with the tray, so the median of a coarse cell is the floor under them) and score
-   every pixel by its Lab colour distance from that background. The threshold comes from
+   every pixel by its colour distance (YCrCb) from that background. The threshold comes from
    the noise of the score itself, so a grey box lid and white paper both work.
 2. Turn the mask into blobs; estimate the die edge length from the blobs that look like
    single dice (or take it from the tray calibration).
@@ -36,7 +36,7 @@ class FinderOptions:
     die_size: float | None = None  # expected die edge in frame pixels (from calibration)
     min_die_px: float = 6.0  # smallest die edge worth reporting, in working pixels
     noise_sigmas: float = 5.0  # foreground threshold in robust sigmas of the score
-    min_threshold: float = 4.0  # floor of the foreground threshold (Lab units)
+    min_threshold: float = 4.0  # floor of the foreground threshold (YCrCb units)
 
 
 def check_frame(frame: np.ndarray) -> None:
@@ -58,19 +58,25 @@ def working_scale(frame_shape: tuple[int, ...]) -> float:
     return min(1.0, WORK_SIDE / side)
 
 
-def foreground_score(lab: np.ndarray) -> np.ndarray:
-    """Per-pixel colour distance (float32) of a Lab image from its estimated background."""
-    h, w = lab.shape[:2]
+def foreground_score(ycc: np.ndarray) -> np.ndarray:
+    """Per-pixel colour distance (float32) of a YCrCb image from its estimated background.
+
+    YCrCb rather than Lab: it separates light from colour almost as well and costs a
+    twentieth of the time to convert.
+    """
+    h, w = ycc.shape[:2]
     cell = max(2, round(max(h, w) / 80))
-    small = cv2.resize(lab, (max(w // cell, 1), max(h // cell, 1)), interpolation=cv2.INTER_AREA)
-    background = cv2.medianBlur(small, 7)
-    background = cv2.resize(background, (w, h), interpolation=cv2.INTER_LINEAR)
-    diff = lab.astype(np.float32) - background.astype(np.float32)
+    small = cv2.resize(ycc, (max(w // cell, 1), max(h // cell, 1)), interpolation=cv2.INTER_AREA)
+    background = cv2.resize(cv2.medianBlur(small, 7), (w, h), interpolation=cv2.INTER_LINEAR)
+    diff = cv2.absdiff(ycc, background)
+    dy, dcr, dcb = cv2.split(diff)
     # Shadows and uneven light change lightness by a fraction of the background's own
     # lightness without adding colour: that much lightness change is not a die.
-    dead = background[..., 0].astype(np.float32) * 0.15
-    dl = np.maximum(np.abs(diff[..., 0]) - dead, 0)
-    return cv2.sqrt(dl * dl + diff[..., 1] ** 2 + diff[..., 2] ** 2)
+    dead = cv2.multiply(cv2.split(background)[0], 0.15)
+    dy = cv2.subtract(dy, dead)
+    return cv2.magnitude(
+        cv2.magnitude(dy.astype(np.float32), dcr.astype(np.float32)), dcb.astype(np.float32)
+    )
 
 
 def foreground_mask(
@@ -78,8 +84,8 @@ def foreground_mask(
 ) -> np.ndarray:
     """Binary (uint8 0/255) mask of the pixels that are not tray background."""
     sample = score[valid > 0] if valid is not None else score.ravel()
-    # Every seventh pixel estimates the noise level as well as all of them, 7x faster.
-    sample = sample[::7]
+    # Every 13th pixel estimates the noise level as well as all of them, far faster.
+    sample = sample[::13]
     if sample.size == 0:
         return np.zeros(score.shape, np.uint8)
     med = float(np.median(sample))
@@ -89,7 +95,7 @@ def foreground_mask(
     weak = (score > low).astype(np.uint8)
     # Hysteresis: weak pixels only count where they connect to a strong core, which keeps
     # the faint body of a white die on white paper but drops isolated noise.
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(weak, connectivity=8)
+    n, labels = cv2.connectedComponents(weak, connectivity=8)
     has_core = np.zeros(n, np.uint8)
     core_labels = np.unique(labels[strong > 0])
     has_core[core_labels] = 255
@@ -169,10 +175,23 @@ def _remove_walls(mask: np.ndarray, length: int) -> np.ndarray:
     short row of touching dice, does not. Walls that a die leans on are cut away under
     the die, which only trims the die's blob.
     """
-    length = max(length, 9)
-    horizontal = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((1, length), np.uint8))
-    vertical = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((length, 1), np.uint8))
-    walls = cv2.dilate(cv2.bitwise_or(horizontal, vertical), np.ones((3, 3), np.uint8))
+    # Walls are big: finding them at half resolution is as good and four times faster.
+    half = cv2.resize(
+        mask, (mask.shape[1] // 2, mask.shape[0] // 2), interpolation=cv2.INTER_NEAREST
+    )
+    length = max(length // 2, 5)
+    horizontal = cv2.morphologyEx(half, cv2.MORPH_OPEN, np.ones((1, length), np.uint8))
+    vertical = cv2.morphologyEx(half, cv2.MORPH_OPEN, np.ones((length, 1), np.uint8))
+    lines = cv2.bitwise_or(horizontal, vertical)
+    # A row of touching dice also holds a long straight run of pixels; a wall runs on
+    # for much longer than the run itself has to be.
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(lines, connectivity=8)
+    long_enough = np.zeros(n, np.uint8)
+    extent = np.maximum(stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT])
+    long_enough[extent >= 1.6 * length] = 255
+    long_enough[0] = 0
+    walls = cv2.dilate(long_enough[labels], np.ones((3, 3), np.uint8))
+    walls = cv2.resize(walls, (mask.shape[1], mask.shape[0]), interpolation=cv2.INTER_NEAREST)
     return cv2.bitwise_and(mask, cv2.bitwise_not(walls))
 
 
@@ -205,13 +224,16 @@ def _clockwise(pts: np.ndarray, centre: tuple[float, float]) -> tuple[tuple[floa
     return tuple((float(x), float(y)) for x, y in ordered)
 
 
-def _part_quality(points: np.ndarray, die: float) -> float:
-    """How much a set of pixel coordinates looks like one die of edge ``die`` (0..1)."""
+def _part_quality(points: np.ndarray, die: float, weight: float = 1.0) -> float:
+    """How much a set of pixel coordinates looks like one die of edge ``die`` (0..1).
+
+    ``weight`` is how many pixels each point stands for when ``points`` is a sample.
+    """
     if len(points) < 5:
         return 0.0
-    (_, _), (rw, rh), _ = cv2.minAreaRect(points.astype(np.float32))
+    (_, _), (rw, rh), _ = cv2.minAreaRect(points)
     rw, rh = rw + 1.0, rh + 1.0
-    area = float(len(points))
+    area = float(len(points)) * weight
     fill = min(1.0, area / (rw * rh))
     aspect = max(rw, rh) / min(rw, rh)
     size_fit = math.exp(-abs(math.log(math.sqrt(area) / die)) * 1.5)
@@ -230,28 +252,31 @@ def _split(blob: np.ndarray, die: float, offset: tuple[int, int]) -> list[np.nda
     points = np.column_stack([xs, ys]).astype(np.float32)
     guess = len(points) / (die * die)
     counts = sorted({max(1, int(round(guess * f))) for f in (0.8, 1.0, 1.25)})
-    step = max(1, len(points) // 1500)
+    # Clustering and judging a sample of the pixels is as good and much faster.
+    step = max(1, len(points) // 800)
     sample = points[::step]
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
-    best: tuple[float, list[np.ndarray]] = (-1.0, [points])
-    rng_state = cv2.getRNGState() if hasattr(cv2, "getRNGState") else None
+    best: tuple[float, np.ndarray | None] = (-1.0, None)
     for k in counts:
         if k == 1:
-            parts = [points]
+            centres = sample.mean(axis=0, keepdims=True)
         else:
             if len(sample) < k * 5:
                 continue
             cv2.setRNGSeed(k)
-            _, _, centres = cv2.kmeans(sample, k, None, criteria, 2, cv2.KMEANS_PP_CENTERS)
-            d2 = ((points[:, None, :] - centres[None, :, :]) ** 2).sum(axis=2)
-            owner = d2.argmin(axis=1)
-            parts = [points[owner == i] for i in range(k)]
-        score = float(np.mean([_part_quality(p, die) for p in parts]))
+            _, _, centres = cv2.kmeans(sample, k, None, criteria, 1, cv2.KMEANS_PP_CENTERS)
+        owner = ((sample[:, None, :] - centres[None, :, :]) ** 2).sum(axis=2).argmin(axis=1)
+        score = float(
+            np.mean([_part_quality(sample[owner == i], die, step) for i in range(len(centres))])
+        )
         if score > best[0]:
-            best = (score, parts)
-    del rng_state
+            best = (score, centres)
+    centres = best[1]
+    if centres is None:
+        return []
+    owner = ((points[:, None, :] - centres[None, :, :]) ** 2).sum(axis=2).argmin(axis=1)
     off = np.array(offset, np.float32)
-    return [p + off for p in best[1]]
+    return [points[owner == i] + off for i in range(len(centres))]
 
 
 def find_dice(
@@ -268,15 +293,16 @@ def find_dice(
     options = options or FinderOptions()
     scale = working_scale(frame.shape)
     if scale < 1.0:
-        work = cv2.resize(frame, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        # Linear, not area, interpolation: five times faster, and blobs of dice do not
+        # suffer from the little aliasing it lets through.
+        work = cv2.resize(frame, None, fx=scale, fy=scale, interpolation=cv2.INTER_LINEAR)
         if valid is not None:
             valid = cv2.resize(
                 valid, (work.shape[1], work.shape[0]), interpolation=cv2.INTER_NEAREST
             )
     else:
         work = frame
-    lab = cv2.cvtColor(work, cv2.COLOR_BGR2Lab)
-    score = foreground_score(lab)
+    score = foreground_score(cv2.cvtColor(work, cv2.COLOR_BGR2YCrCb))
     mask = foreground_mask(score, options, valid)
     hint = options.die_size * scale if options.die_size else None
     mask = _clean(mask, hint)
@@ -287,7 +313,7 @@ def find_dice(
     if die is None:
         return []
     die_area = die * die
-    mask = _remove_walls(mask, int(die * 4))
+    mask = _remove_walls(mask, max(int(die * 6), int(min(mask.shape) * 0.25)))
     # An opening with a disc of half a die cuts dice loose from thin tray walls, rims and
     # from each other where they only touch at an edge; dice themselves survive it.
     k = max(3, int(die * 0.5) | 1)

@@ -25,12 +25,14 @@ import numpy as np
 
 from companion.vision.types import DieRegion
 
-CANON = 48  # die size (as the finder saw it) in pixels after rescaling
-_CROP = 72  # side of the rescaled crop: the die plus a margin for offsets and shadow
+CANON = 40  # die size (as the finder saw it) in pixels after rescaling
+_CROP = 60  # side of the rescaled crop: the die plus a margin for offsets and shadow
 
 
 # Below this Lab distance a spot is grain or a print flaw, not a pip.
 _CONTRAST_FLOOR = 12.0
+# A reading this good ends the search early.
+_GOOD_ENOUGH = 0.6
 # Thresholds tried along each pip-colour direction, as shares of that colour's distance.
 _LEVELS = (0.35, 0.45, 0.6)
 _YY, _XX = np.mgrid[0:_CROP, 0:_CROP]
@@ -134,46 +136,42 @@ def pip_score(crop: np.ndarray) -> np.ndarray:
 
 
 def _spots(
-    along: np.ndarray,
-    level: float,
-    inner: np.ndarray,
-    strong: np.ndarray,
-    face: float,
-) -> tuple[list[tuple[float, float, float]], float]:
+    along: np.ndarray, level: float, strong: np.ndarray, n_strong: int, face: float
+) -> tuple[tuple[tuple[float, float, float], ...], float]:
     """Round spots of pip size where ``along`` exceeds ``level``: (area, x, y) in crop px.
 
     Also returns the share of the ``strong`` (most distinct) pixels the spots cover.
     """
-    binary = ((along > level) & inner).astype(np.uint8)
+    binary = ((along > level) & _DISC).astype(np.uint8)
     n, labels, stats, centroids = cv2.connectedComponentsWithStats(binary, connectivity=8)
+    w, h, area = stats[1:, 2], stats[1:, 3], stats[1:, 4]
     die_area = face * face
-    spots = []
-    for i in range(1, n):
-        _, _, w, h, area = (int(v) for v in stats[i])
-        if not die_area * 0.006 <= area <= die_area * 0.08:
-            continue
-        # Round spots only: die edges and glare streaks are long, side pips squashed.
-        if max(w, h) > 1.8 * min(w, h) or area < 0.5 * w * h:
-            continue
-        px, py = centroids[i]
-        spots.append((float(area), float(px), float(py), i))
-    if not spots:
-        return [], 0.0
-    biggest = max(sp[0] for sp in spots)
+    ok = (area >= die_area * 0.006) & (area <= die_area * 0.08)
+    # Round spots only: die edges and glare streaks are long, side pips squashed.
+    ok &= (np.maximum(w, h) <= 1.8 * np.minimum(w, h)) & (area >= 0.5 * w * h)
+    if not ok.any():
+        return (), 0.0
     # Pips on the top face are seen full size; pips on a side face are squashed smaller.
-    kept = [sp for sp in spots if sp[0] >= 0.4 * biggest]
+    ok &= area >= 0.4 * area[ok].max()
     keep = np.zeros(n, bool)
-    keep[[sp[3] for sp in kept]] = True
-    covered = float(np.count_nonzero(keep[labels] & strong)) / max(1, int(np.count_nonzero(strong)))
-    return [sp[:3] for sp in kept], covered
+    keep[1:] = ok
+    covered = float(np.count_nonzero(keep[labels] & strong)) / max(1, n_strong)
+    idx = np.nonzero(ok)[0]
+    spots = tuple(
+        (float(area[i]), float(centroids[i + 1, 0]), float(centroids[i + 1, 1])) for i in idx
+    )
+    return spots, covered
 
 
-def _template_signature(points: list[tuple[float, float]]) -> np.ndarray:
+def _signature(points: list[tuple[float, float]]) -> list[float]:
     """Sorted pairwise distances of a point set, divided by the largest."""
-    pts = np.array(points, np.float64)
-    d = np.hypot(*(pts[:, None, :] - pts[None, :, :]).transpose(2, 0, 1))
-    upper = d[np.triu_indices(len(pts), 1)]
-    return np.sort(upper) / upper.max()
+    d = sorted(
+        math.hypot(points[i][0] - points[j][0], points[i][1] - points[j][1])
+        for i in range(len(points))
+        for j in range(i + 1, len(points))
+    )
+    top = d[-1] or 1.0
+    return [v / top for v in d]
 
 
 # The usual pip layouts on a face, in units of the pip spacing. Only their shape counts:
@@ -185,10 +183,10 @@ _LAYOUTS = {
     5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
     6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)],
 }
-_SIGNATURES = {n: _template_signature(pts) for n, pts in _LAYOUTS.items()}
+_SIGNATURES = {n: _signature(pts) for n, pts in _LAYOUTS.items()}
 
 
-def _layout_quality(spots: list[tuple[float, float, float]], face: float) -> float:
+def _layout_quality(spots: tuple[tuple[float, float, float], ...], face: float) -> float:
     """How much a set of spots looks like the pips of one face (0..1).
 
     Every pip layout is point-symmetric about the face's centre, its pips are of one
@@ -198,18 +196,23 @@ def _layout_quality(spots: list[tuple[float, float, float]], face: float) -> flo
     count = len(spots)
     if not 1 <= count <= 6:
         return 0.0
-    areas = np.array([a for a, _, _ in spots])
-    spread = float(areas.std() / areas.mean()) if count > 1 else 0.0
-    pts = np.array([(x, y) for _, x, y in spots])
-    centre = pts.mean(axis=0)
-    offset = float(np.hypot(*(centre - _CROP / 2.0))) / face
+    areas = [a for a, _, _ in spots]
+    mean_area = sum(areas) / count
+    spread = math.sqrt(sum((a - mean_area) ** 2 for a in areas) / count) / mean_area
+    pts = [(x, y) for _, x, y in spots]
+    cx = sum(x for x, _ in pts) / count
+    cy = sum(y for _, y in pts) / count
+    offset = math.hypot(cx - _CROP / 2.0, cy - _CROP / 2.0) / face
     fit = math.exp(-((offset / 0.25) ** 2))
     if count > 1:
-        mirrored = 2 * centre - pts
-        gaps = np.hypot(*(mirrored[:, None, :] - pts[None, :, :]).transpose(2, 0, 1)).min(axis=1)
-        symmetry = float(gaps.mean()) / face
-        shape = float(np.abs(_template_signature(list(map(tuple, pts))) - _SIGNATURES[count]).mean())
-        extent = float(np.ptp(pts, axis=0).max()) / face
+        gaps = [min(math.hypot(2 * cx - x - u, 2 * cy - y - v) for u, v in pts) for x, y in pts]
+        symmetry = sum(gaps) / count / face
+        template = _SIGNATURES[count]
+        sig = _signature(pts)
+        shape = sum(abs(a - b) for a, b in zip(sig, template, strict=True)) / len(sig)
+        xs = [x for x, _ in pts]
+        ys = [y for _, y in pts]
+        extent = max(max(xs) - min(xs), max(ys) - min(ys)) / face
         fit *= math.exp(-((symmetry / 0.12) ** 2)) * math.exp(-((shape / 0.12) ** 2))
         # The pips of one face span at most about two thirds of its edge.
         if extent > 0.8:
@@ -230,6 +233,7 @@ def _hypotheses(diff: np.ndarray, inner: np.ndarray, face: float):
     cut = np.percentile(values, 92)
     strong_mask = inner & (dist >= cut)
     strong = diff[strong_mask].astype(np.float32)
+    n_strong = len(strong)
     directions = [np.median(strong, axis=0)]
     if len(strong) >= 12:
         criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 10, 1.0)
@@ -243,7 +247,7 @@ def _hypotheses(diff: np.ndarray, inner: np.ndarray, face: float):
         along = diff @ (direction / norm)
         for share in _LEVELS:
             level = max(share * norm, _CONTRAST_FLOOR)
-            spots, covered = _spots(along, level, inner, strong_mask, face)
+            spots, covered = _spots(along, level, strong_mask, n_strong, face)
             # The pip colour explains most of the distinct pixels; glare only a few.
             yield _layout_quality(spots, face) * min(1.0, norm / 40.0) * covered, spots
 
@@ -267,6 +271,10 @@ def read_pips(frame: np.ndarray, region: DieRegion) -> PipReading:
         for quality, spots in _hypotheses(diff, _DISC, face):
             if quality > best[0]:
                 best = (quality, spots)
+        if best[0] >= _GOOD_ENOUGH:
+            # A clear reading from the first face colour: the second cannot do better
+            # often enough to be worth its time.
+            break
     quality, spots = best
     if not spots or quality < 0.02:
         return PipReading(None, quality, True)
