@@ -355,3 +355,17 @@ def test_static_files_are_served(client):
         assert response.status_code == 200, name
         response.close()  # static files are streamed from disk
 
+
+
+def test_schocken_turned_sixes_pass_through_the_form_to_the_engine(client, table):
+    setup = dict(SCHOCKEN_SETUP, rules={"turn_sixes": True})
+    game = table.create_game("schocken", setup, PIN)
+    unlock(client, game)
+    snap = post(client, f"/games/{game}/schocken/throw",
+                data={"d1": "1", "d2": "5", "d3": "4", "throws": "2", "hand": "0",
+                      "turned": "1"}).get_json()["snapshot"]
+    assert snap["history"][-1]["action"]["turned"] == 1
+    refused = post(client, f"/games/{game}/schocken/throw",
+                   data={"d1": "1", "d2": "5", "d3": "4", "throws": "1", "turned": "1"})
+    assert refused.status_code == 409  # a single throw leaves nothing to turn for
+    assert table.snapshot(game)["version"] == 1
