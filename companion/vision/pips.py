@@ -31,6 +31,8 @@ _CROP = 60  # side of the rescaled crop: the die plus a margin for offsets and s
 
 # Below this Lab distance a spot is grain or a print flaw, not a pip.
 _CONTRAST_FLOOR = 12.0
+# How far (in face edges) the centre of the pips may lie from the die's centre.
+_MAX_OFFSET = 0.26
 # A reading this good ends the search early.
 _GOOD_ENOUGH = 0.6
 # Thresholds tried along each pip-colour direction, as shares of that colour's distance.
@@ -47,6 +49,7 @@ class PipReading:
     confidence: float
     uncertain: bool
     pips: tuple[tuple[float, float], ...] = ()  # pip centres in frame pixels
+    center: tuple[float, float] | None = None  # centre of the top face, frame pixels
 
 
 def _crop(
@@ -186,7 +189,9 @@ _LAYOUTS = {
 _SIGNATURES = {n: _signature(pts) for n, pts in _LAYOUTS.items()}
 
 
-def _layout_quality(spots: tuple[tuple[float, float, float], ...], face: float) -> float:
+def _layout_quality(
+    spots: tuple[tuple[float, float, float], ...], face: float, max_offset: float
+) -> float:
     """How much a set of spots looks like the pips of one face (0..1).
 
     Every pip layout is point-symmetric about the face's centre, its pips are of one
@@ -203,6 +208,10 @@ def _layout_quality(spots: tuple[tuple[float, float, float], ...], face: float) 
     cx = sum(x for x, _ in pts) / count
     cy = sum(y for _, y in pts) / count
     offset = math.hypot(cx - _CROP / 2.0, cy - _CROP / 2.0) / face
+    if offset > max_offset:
+        # Every layout is centred on its face: spots off to one side belong to a
+        # neighbouring die or a side face seen at an angle.
+        return 0.0
     fit = math.exp(-((offset / 0.25) ** 2))
     if count > 1:
         gaps = [min(math.hypot(2 * cx - x - u, 2 * cy - y - v) for u, v in pts) for x, y in pts]
@@ -220,7 +229,7 @@ def _layout_quality(spots: tuple[tuple[float, float, float], ...], face: float) 
     return max(0.0, 1.0 - spread) * fit
 
 
-def _hypotheses(diff: np.ndarray, inner: np.ndarray, face: float):
+def _hypotheses(diff: np.ndarray, inner: np.ndarray, face: float, max_offset: float):
     """Yield (quality, spots) for each pip-colour direction and threshold worth trying."""
     dist = np.sqrt((diff * diff).sum(axis=2))
     values = dist[inner]
@@ -249,13 +258,15 @@ def _hypotheses(diff: np.ndarray, inner: np.ndarray, face: float):
             level = max(share * norm, _CONTRAST_FLOOR)
             spots, covered = _spots(along, level, strong_mask, n_strong, face)
             # The pip colour explains most of the distinct pixels; glare only a few.
-            yield _layout_quality(spots, face) * min(1.0, norm / 40.0) * covered, spots
+            quality = _layout_quality(spots, face, max_offset)
+            yield quality * min(1.0, norm / 40.0) * covered, spots
 
 
-def read_pips(frame: np.ndarray, region: DieRegion) -> PipReading:
-    """Read the value of the die in ``region`` of a BGR frame."""
-    scale = CANON / max(region.size, 4.0)
-    crop, back = _crop(frame, region.center, region.angle, scale)
+def _read(
+    frame: np.ndarray, centre: tuple[float, float], angle: float, scale: float, max_offset: float
+) -> tuple[float, tuple[tuple[float, float, float], ...], np.ndarray]:
+    """Best (quality, spots in crop pixels, crop-to-frame matrix) for one crop."""
+    crop, back = _crop(frame, centre, angle, scale)
     lab8 = cv2.cvtColor(crop, cv2.COLOR_BGR2Lab)
     lab = lab8.astype(np.float32)
     face = float(CANON)
@@ -264,18 +275,37 @@ def read_pips(frame: np.ndarray, region: DieRegion) -> PipReading:
     # whole face (stays right among the close-set pips of a six).
     local = lab - cv2.medianBlur(lab8, int(face * 0.3) | 1).astype(np.float32)
     whole = lab - np.median(lab[_DISC], axis=0)
-    best: tuple[float, list] = (0.0, [])
+    best: tuple[float, tuple] = (0.0, ())
     for diff in (local, whole):
         # Glare and the die's bright or dark edges change lightness only; weight it less.
         diff[..., 0] *= 0.7
-        for quality, spots in _hypotheses(diff, _DISC, face):
+        for quality, spots in _hypotheses(diff, _DISC, face, max_offset):
             if quality > best[0]:
                 best = (quality, spots)
         if best[0] >= _GOOD_ENOUGH:
             # A clear reading from the first face colour: the second cannot do better
             # often enough to be worth its time.
             break
-    quality, spots = best
+    return best[0], best[1], back
+
+
+def read_pips(frame: np.ndarray, region: DieRegion) -> PipReading:
+    """Read the value of the die in ``region`` of a BGR frame.
+
+    The finder's centre includes the die's shadow and visible sides, so it can lie off
+    the top face. A first, lenient look finds the pips; when they are off-centre the die
+    is looked at again, centred on them, where the strict layout test applies.
+    """
+    scale = CANON / max(region.size, 4.0)
+    centre = region.center
+    quality, spots, back = _read(frame, centre, region.angle, scale, 2 * _MAX_OFFSET)
+    if spots:
+        cx = sum(x for _, x, _ in spots) / len(spots) - _CROP / 2.0
+        cy = sum(y for _, _, y in spots) / len(spots) - _CROP / 2.0
+        if math.hypot(cx, cy) > 0.08 * CANON:
+            moved = back @ np.array([cx + _CROP / 2.0, cy + _CROP / 2.0, 1.0])
+            centre = (float(moved[0]), float(moved[1]))
+            quality, spots, back = _read(frame, centre, region.angle, scale, _MAX_OFFSET)
     if not spots or quality < 0.02:
         return PipReading(None, quality, True)
     count = len(spots)
@@ -285,4 +315,4 @@ def read_pips(frame: np.ndarray, region: DieRegion) -> PipReading:
     pts = np.array([[px, py, 1.0] for _, px, py in spots])
     frame_pts = pts @ back.T
     pips = tuple((float(x), float(y)) for x, y in frame_pts)
-    return PipReading(value, round(confidence, 3), uncertain, pips)
+    return PipReading(value, round(confidence, 3), uncertain, pips, centre)

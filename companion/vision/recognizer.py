@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import math
 import time
+from dataclasses import replace
 
 import numpy as np
 
@@ -52,6 +54,16 @@ class PipRecognizer:
             if pips.value is None and not pips.pips:
                 # Die-shaped but without a single pip: a hole, a speck or a piece of rim.
                 continue
+            if pips.center is not None:
+                # The pips show where the top face is; the finder's blob includes the
+                # shadow and the sides.
+                dx = pips.center[0] - region.center[0]
+                dy = pips.center[1] - region.center[1]
+                region = replace(
+                    region,
+                    center=pips.center,
+                    corners=tuple((x + dx, y + dy) for x, y in region.corners),
+                )
             dice.append(
                 Die(
                     region=region,
@@ -60,6 +72,7 @@ class PipRecognizer:
                     uncertain=pips.uncertain,
                 )
             )
+        dice = _suppress_duplicates(dice)
         t2 = time.perf_counter()
         return Reading(
             kind="pips",
@@ -71,6 +84,27 @@ class PipRecognizer:
                 "total": (t2 - t0) * 1000.0,
             },
         )
+
+
+def _suppress_duplicates(dice: list[Die]) -> list[Die]:
+    """Keep one reading per die where two regions ended up on the same top face.
+
+    Two real dice, even touching, have centres at least an edge apart; a piece of shadow
+    or wall next to a die is read from that die's pips, centred on the same face. The
+    more confident reading stays.
+    """
+    kept: list[Die] = []
+    for die in sorted(dice, key=lambda d: d.confidence, reverse=True):
+        x, y = die.region.center
+        if all(
+            math.hypot(x - k.region.center[0], y - k.region.center[1])
+            >= 0.6 * min(die.region.size, k.region.size)
+            for k in kept
+        ):
+            kept.append(die)
+    # Back to the finder's reading order.
+    order = {id(d): i for i, d in enumerate(dice)}
+    return sorted(kept, key=lambda d: order[id(d)])
 
 
 def load_recognizer(profile_path: str | None) -> PipRecognizer:
