@@ -121,8 +121,8 @@ class CameraDemo:
         return result
 
     def run(self, wait: Callable[[], bool]) -> None:
-        """Play turns until the game ends or ``wait()`` (a pause between turns) says stop."""
-        while wait():
+        """Play turns until the game ends; ``wait()`` pauses between turns, True stops."""
+        while not wait():
             try:
                 if self.step() is None:
                     return

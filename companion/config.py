@@ -31,7 +31,8 @@ class Settings:
     button_pin: int | None = None
     photos_dir: Path = Path("../shared/dice-photos")
     settle_seconds: float = 0.6
-    threads: int = 32
+    # Every open page holds one thread for its live stream; ~30 phones plus requests.
+    threads: int = 40
 
     @property
     def database(self) -> Path:

@@ -49,6 +49,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                       "(default 1)")
     demo.add_argument("--fixtures", type=Path, default=FIXTURES,
                       help="folder with the game logs to play (default: fixtures/games)")
+    demo.add_argument("--no-camera", dest="camera", action="store_false",
+                      help="leave out the Schocken game played through the camera pipeline "
+                      "on rendered throws")
     demo.set_defaults(func=run_demo)
 
 
@@ -160,6 +163,23 @@ class DemoPlayer:
                 return
 
 
+def camera_game(table: Any, settings: Settings) -> Any:
+    """A Schocken game, made the table's active one, that rendered throws play through the
+    camera path: settle detection, the pip recogniser, the turn tracker and the button."""
+    from companion.app import Companion, default_recognizers
+    from companion.camera_demo import DEMO_PLAYERS, CameraDemo
+    from companion.vision.settle import SettleDetector
+
+    game_id = table.create_game(
+        "schocken", {"players": list(DEMO_PLAYERS), "starter": DEMO_PLAYERS[0]}, DEMO_PIN
+    )
+    companion = Companion(
+        table, default_recognizers(settings), SettleDetector(settings.settle_seconds)
+    )
+    return CameraDemo(table, companion, game_id, size=(960, 720),
+                      settle_seconds=settings.settle_seconds)
+
+
 def run_demo(args: argparse.Namespace) -> int:
     """Start the dashboard with sample games played out live; print address, QR and PIN."""
     from companion.store import Store
@@ -179,16 +199,24 @@ def run_demo(args: argparse.Namespace) -> int:
             player = DemoPlayer(table, logs)
             table.activate(player.game_ids[0])
             delay = SECONDS_PER_STEP / args.speed
-            thread = threading.Thread(target=player.run, args=(lambda: stop.wait(delay),),
-                                      name="demo-player", daemon=True)
-            thread.start()
-            print(f"Demo games: {', '.join(logs)} (from {args.fixtures}); "
-                  f"scorekeeper PIN {DEMO_PIN}", file=sys.stderr)
+            threads = [threading.Thread(target=player.run, args=(lambda: stop.wait(delay),),
+                                        name="demo-player", daemon=True)]
+            if args.camera:
+                threads.append(threading.Thread(
+                    target=camera_game(table, settings).run,
+                    args=(lambda: stop.wait(delay),), name="demo-camera", daemon=True,
+                ))
+            for thread in threads:
+                thread.start()
+            print(f"Demo games: {', '.join(logs)} (from {args.fixtures})"
+                  f"{' and a Schocken game read by the camera pipeline' if args.camera else ''};"
+                  f" scorekeeper PIN {DEMO_PIN}", file=sys.stderr)
             try:
                 serve(create_app(table, settings), settings, pin=DEMO_PIN)
             finally:
                 stop.set()
-                thread.join(timeout=5)
+                for thread in threads:
+                    thread.join(timeout=10)
                 table.close()
     finally:
         if temporary:

@@ -83,7 +83,11 @@ def test_demo_process_serves_live_games_and_cleans_up_on_sigterm(tmp_path):
         assert lines[0].strip() == f"Dashboard: http://127.0.0.1:{port}/"
         assert "█" in "".join(lines)  # the text QR code
         first = get_json(f"http://127.0.0.1:{port}/games.json")
-        assert [g["game"] for g in first["games"]] == ["schocken", "rockthebock", "wacken"]
+        # the three logged games, then the Schocken game the camera pipeline plays
+        assert [g["game"] for g in first["games"]] == [
+            "schocken", "rockthebock", "wacken", "schocken"
+        ]
+        assert first["active"] == first["games"][3]["id"]  # the camera drives the active game
         time.sleep(0.5)  # a few steps at 0.1 s each
         later = get_json(f"http://127.0.0.1:{port}/games.json")
         assert later["games"][0]["version"] > first["games"][0]["version"]
