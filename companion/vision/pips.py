@@ -33,6 +33,11 @@ _CROP = 60  # side of the rescaled crop: the die plus a margin for offsets and s
 _CONTRAST_FLOOR = 12.0
 # How far (in face edges) the centre of the pips may lie from the die's centre.
 _MAX_OFFSET = 0.26
+# A layout of few pips is easy to find by accident inside a layout of many (two corner
+# pips of a five are a perfect two); more pips that fit are more evidence.
+_COUNT_PRIOR = {n: (n / 6.0) ** 0.5 for n in range(1, 7)}
+# Structuring elements for peeling 1 or 2 pixels off spots.
+_PEEL = {k: cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * k + 1, 2 * k + 1)) for k in (1, 2)}
 # A reading this good ends the search early.
 _GOOD_ENOUGH = 0.6
 # Thresholds tried along each pip-colour direction, as shares of that colour's distance.
@@ -139,29 +144,35 @@ def pip_score(crop: np.ndarray) -> np.ndarray:
 
 
 def _spots(
-    along: np.ndarray, level: float, strong: np.ndarray, n_strong: int, face: float
+    binary: np.ndarray, strong: np.ndarray, n_strong: int, face: float, peel: int = 0
 ) -> tuple[tuple[tuple[float, float, float], ...], float]:
-    """Round spots of pip size where ``along`` exceeds ``level``: (area, x, y) in crop px.
+    """Round spots of pip size in a binary crop: (area, x, y) in crop pixels.
 
-    Also returns the share of the ``strong`` (most distinct) pixels the spots cover.
+    ``peel`` is how many pixels were eroded off ``binary`` to part touching pips; spot
+    sizes are judged as if grown back. Also returns the share of the ``strong`` (most
+    distinct) pixels the spots cover.
     """
-    binary = ((along > level) & _DISC).astype(np.uint8)
     n, labels, stats, centroids = cv2.connectedComponentsWithStats(binary, connectivity=8)
-    w, h, area = stats[1:, 2], stats[1:, 3], stats[1:, 4]
+    w, h = stats[1:, 2] + 2 * peel, stats[1:, 3] + 2 * peel
+    area = stats[1:, 4]
+    grown = area + peel * 2.0 * (w + h - 2 * peel) if peel else area
     die_area = face * face
-    ok = (area >= die_area * 0.006) & (area <= die_area * 0.08)
+    ok = (grown >= die_area * 0.006) & (grown <= die_area * 0.08)
     # Round spots only: die edges and glare streaks are long, side pips squashed.
-    ok &= (np.maximum(w, h) <= 1.8 * np.minimum(w, h)) & (area >= 0.5 * w * h)
+    ok &= (np.maximum(w, h) <= 1.8 * np.minimum(w, h)) & (grown >= 0.5 * w * h)
     if not ok.any():
         return (), 0.0
     # Pips on the top face are seen full size; pips on a side face are squashed smaller.
-    ok &= area >= 0.4 * area[ok].max()
-    keep = np.zeros(n, bool)
+    ok &= grown >= 0.4 * grown[ok].max()
+    keep = np.zeros(n, np.uint8)
     keep[1:] = ok
-    covered = float(np.count_nonzero(keep[labels] & strong)) / max(1, n_strong)
+    kept = keep[labels]
+    if peel:
+        kept = cv2.dilate(kept, _PEEL[peel])
+    covered = float(np.count_nonzero(kept.astype(bool) & strong)) / max(1, n_strong)
     idx = np.nonzero(ok)[0]
     spots = tuple(
-        (float(area[i]), float(centroids[i + 1, 0]), float(centroids[i + 1, 1])) for i in idx
+        (float(grown[i]), float(centroids[i + 1, 0]), float(centroids[i + 1, 1])) for i in idx
     )
     return spots, covered
 
@@ -226,7 +237,7 @@ def _layout_quality(
         # The pips of one face span at most about two thirds of its edge.
         if extent > 0.8:
             fit *= max(0.0, 1.0 - (extent - 0.8) * 4)
-    return max(0.0, 1.0 - spread) * fit
+    return max(0.0, 1.0 - spread) * fit * _COUNT_PRIOR[count]
 
 
 def _hypotheses(diff: np.ndarray, inner: np.ndarray, face: float, max_offset: float):
@@ -256,10 +267,18 @@ def _hypotheses(diff: np.ndarray, inner: np.ndarray, face: float, max_offset: fl
         along = diff @ (direction / norm)
         for share in _LEVELS:
             level = max(share * norm, _CONTRAST_FLOOR)
-            spots, covered = _spots(along, level, strong_mask, n_strong, face)
-            # The pip colour explains most of the distinct pixels; glare only a few.
-            quality = _layout_quality(spots, face, max_offset)
-            yield quality * min(1.0, norm / 40.0) * covered, spots
+            binary = ((along > level) & inner).astype(np.uint8)
+            for peel in (0, 1, 2):
+                if peel:
+                    # Close-set pips (a six, big pips, blur) can touch and form one big
+                    # spot; peeling a pixel or two off every spot parts them.
+                    if np.count_nonzero(binary) < face * face * 0.16:
+                        break
+                    binary = cv2.erode(binary, _PEEL[1])
+                spots, covered = _spots(binary, strong_mask, n_strong, face, peel)
+                # The pip colour explains most of the distinct pixels; glare only a few.
+                quality = _layout_quality(spots, face, max_offset)
+                yield quality * min(1.0, norm / 40.0) * covered, spots
 
 
 def _read(
