@@ -237,7 +237,7 @@ def _layout_quality(
         # The pips of one face span at most about two thirds of its edge.
         if extent > 0.8:
             fit *= max(0.0, 1.0 - (extent - 0.8) * 4)
-    return max(0.0, 1.0 - spread) * fit * _COUNT_PRIOR[count]
+    return max(0.0, 1.0 - spread) * fit
 
 
 def _hypotheses(diff: np.ndarray, inner: np.ndarray, face: float, max_offset: float):
@@ -277,8 +277,8 @@ def _hypotheses(diff: np.ndarray, inner: np.ndarray, face: float, max_offset: fl
                     binary = cv2.erode(binary, _PEEL[1])
                 spots, covered = _spots(binary, strong_mask, n_strong, face, peel)
                 # The pip colour explains most of the distinct pixels; glare only a few.
-                quality = _layout_quality(spots, face, max_offset)
-                yield quality * min(1.0, norm / 40.0) * covered, spots
+                quality = _layout_quality(spots, face, max_offset) * min(1.0, norm / 40.0)
+                yield quality * covered, spots
 
 
 def _read(
@@ -295,12 +295,14 @@ def _read(
     local = lab - cv2.medianBlur(lab8, int(face * 0.3) | 1).astype(np.float32)
     whole = lab - np.median(lab[_DISC], axis=0)
     best: tuple[float, tuple] = (0.0, ())
+    best_score = 0.0
     for diff in (local, whole):
         # Glare and the die's bright or dark edges change lightness only; weight it less.
         diff[..., 0] *= 0.7
         for quality, spots in _hypotheses(diff, _DISC, face, max_offset):
-            if quality > best[0]:
-                best = (quality, spots)
+            score = quality * _COUNT_PRIOR.get(len(spots), 0.0)
+            if score > best_score:
+                best, best_score = (quality, spots), score
         if best[0] >= _GOOD_ENOUGH:
             # A clear reading from the first face colour: the second cannot do better
             # often enough to be worth its time.
