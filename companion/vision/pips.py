@@ -38,8 +38,11 @@ _MAX_OFFSET = 0.26
 _COUNT_PRIOR = {n: (n / 6.0) ** 0.5 for n in range(1, 7)}
 # Structuring elements for peeling 1 or 2 pixels off spots.
 _PEEL = {k: cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * k + 1, 2 * k + 1)) for k in (1, 2)}
+# Below this confidence a reading is flagged uncertain: on tray-a about half of such
+# readings were wrong, against one in twelve above it.
+_SURE = 0.3
 # A reading this good ends the search early.
-_GOOD_ENOUGH = 0.6
+_GOOD_ENOUGH = 0.4
 # Thresholds tried along each pip-colour direction, as shares of that colour's distance.
 _LEVELS = (0.35, 0.45, 0.6)
 _YY, _XX = np.mgrid[0:_CROP, 0:_CROP]
@@ -144,13 +147,13 @@ def pip_score(crop: np.ndarray) -> np.ndarray:
 
 
 def _spots(
-    binary: np.ndarray, strong: np.ndarray, n_strong: int, face: float, peel: int = 0
-) -> tuple[tuple[tuple[float, float, float], ...], float]:
+    binary: np.ndarray, face: float, peel: int = 0
+) -> tuple[tuple[tuple[float, float, float], ...], np.ndarray, np.ndarray]:
     """Round spots of pip size in a binary crop: (area, x, y) in crop pixels.
 
     ``peel`` is how many pixels were eroded off ``binary`` to part touching pips; spot
-    sizes are judged as if grown back. Also returns the share of the ``strong`` (most
-    distinct) pixels the spots cover.
+    sizes are judged as if grown back. Also returns the component labels and which of
+    them were kept, for ``_coverage``.
     """
     n, labels, stats, centroids = cv2.connectedComponentsWithStats(binary, connectivity=8)
     w, h = stats[1:, 2] + 2 * peel, stats[1:, 3] + 2 * peel
@@ -160,21 +163,27 @@ def _spots(
     ok = (grown >= die_area * 0.006) & (grown <= die_area * 0.08)
     # Round spots only: die edges and glare streaks are long, side pips squashed.
     ok &= (np.maximum(w, h) <= 1.8 * np.minimum(w, h)) & (grown >= 0.5 * w * h)
+    keep = np.zeros(n, np.uint8)
     if not ok.any():
-        return (), 0.0
+        return (), labels, keep
     # Pips on the top face are seen full size; pips on a side face are squashed smaller.
     ok &= grown >= 0.4 * grown[ok].max()
-    keep = np.zeros(n, np.uint8)
     keep[1:] = ok
-    kept = keep[labels]
-    if peel:
-        kept = cv2.dilate(kept, _PEEL[peel])
-    covered = float(np.count_nonzero(kept.astype(bool) & strong)) / max(1, n_strong)
     idx = np.nonzero(ok)[0]
     spots = tuple(
         (float(grown[i]), float(centroids[i + 1, 0]), float(centroids[i + 1, 1])) for i in idx
     )
-    return spots, covered
+    return spots, labels, keep
+
+
+def _coverage(
+    labels: np.ndarray, keep: np.ndarray, strong: np.ndarray, n_strong: int, peel: int
+) -> float:
+    """Share of the ``strong`` (most distinct) pixels that the kept spots cover."""
+    kept = keep[labels]
+    if peel:
+        kept = cv2.dilate(kept, _PEEL[peel])
+    return float(np.count_nonzero(kept.astype(bool) & strong)) / max(1, n_strong)
 
 
 def _signature(points: list[tuple[float, float]]) -> list[float]:
@@ -240,12 +249,19 @@ def _layout_quality(
     return max(0.0, 1.0 - spread) * fit
 
 
-def _hypotheses(diff: np.ndarray, inner: np.ndarray, face: float, max_offset: float):
-    """Yield (quality, spots) for each pip-colour direction and threshold worth trying."""
+def _search(
+    diff: np.ndarray, face: float, max_offset: float, best: tuple[float, tuple, float]
+) -> tuple[float, tuple, float]:
+    """Try each pip-colour direction and threshold; return the best (quality, spots, score).
+
+    ``score`` is the quality weighted by ``_COUNT_PRIOR``; the search stops early once it
+    reaches ``_GOOD_ENOUGH``.
+    """
+    inner = _DISC
     dist = np.sqrt((diff * diff).sum(axis=2))
     values = dist[inner]
     if values.size == 0 or float(values.max()) < _CONTRAST_FLOOR:
-        return
+        return best
     # All pips of a die share one colour. The most distinct pixels of the face hold it,
     # mixed with glare and dark edges; clustering them gives a few candidate directions
     # from face to pip colour. A pixel counts by how far it goes along a direction, so
@@ -260,11 +276,18 @@ def _hypotheses(diff: np.ndarray, inner: np.ndarray, face: float, max_offset: fl
         cv2.setRNGSeed(1)
         _, _, centres = cv2.kmeans(strong, 3, None, criteria, 1, cv2.KMEANS_PP_CENTERS)
         directions.extend(centres)
+    tried: list[np.ndarray] = []
     for direction in directions:
         norm = float(np.linalg.norm(direction))
         if norm < _CONTRAST_FLOOR:
             continue
-        along = diff @ (direction / norm)
+        unit = direction / norm
+        # Cluster centres often repeat the median's colour; one look per colour will do.
+        if any(float(unit @ t) > 0.97 for t in tried):
+            continue
+        tried.append(unit)
+        along = diff @ unit
+        strength = min(1.0, norm / 40.0)
         for share in _LEVELS:
             level = max(share * norm, _CONTRAST_FLOOR)
             binary = ((along > level) & inner).astype(np.uint8)
@@ -275,10 +298,19 @@ def _hypotheses(diff: np.ndarray, inner: np.ndarray, face: float, max_offset: fl
                     if np.count_nonzero(binary) < face * face * 0.16:
                         break
                     binary = cv2.erode(binary, _PEEL[1])
-                spots, covered = _spots(binary, strong_mask, n_strong, face, peel)
+                spots, labels, keep = _spots(binary, face, peel)
+                prior = _COUNT_PRIOR.get(len(spots), 0.0)
+                quality = _layout_quality(spots, face, max_offset) * strength
+                # Coverage is at most 1: skip computing it when it cannot win.
+                if quality * prior <= best[2]:
+                    continue
                 # The pip colour explains most of the distinct pixels; glare only a few.
-                quality = _layout_quality(spots, face, max_offset) * min(1.0, norm / 40.0)
-                yield quality * covered, spots
+                quality *= _coverage(labels, keep, strong_mask, n_strong, peel)
+                if quality * prior > best[2]:
+                    best = (quality, spots, quality * prior)
+                    if best[2] >= _GOOD_ENOUGH:
+                        return best
+    return best
 
 
 def _read(
@@ -294,18 +326,14 @@ def _read(
     # whole face (stays right among the close-set pips of a six).
     local = lab - cv2.medianBlur(lab8, int(face * 0.3) | 1).astype(np.float32)
     whole = lab - np.median(lab[_DISC], axis=0)
-    best: tuple[float, tuple] = (0.0, ())
-    best_score = 0.0
+    best: tuple[float, tuple, float] = (0.0, (), 0.0)
     for diff in (local, whole):
         # Glare and the die's bright or dark edges change lightness only; weight it less.
         diff[..., 0] *= 0.7
-        for quality, spots in _hypotheses(diff, _DISC, face, max_offset):
-            score = quality * _COUNT_PRIOR.get(len(spots), 0.0)
-            if score > best_score:
-                best, best_score = (quality, spots), score
-        if best[0] >= _GOOD_ENOUGH:
-            # A clear reading from the first face colour: the second cannot do better
-            # often enough to be worth its time.
+        best = _search(diff, face, max_offset, best)
+        if best[2] >= _GOOD_ENOUGH:
+            # A clear reading: the other face colour cannot do better often enough to be
+            # worth its time.
             break
     return best[0], best[1], back
 
@@ -331,7 +359,7 @@ def read_pips(frame: np.ndarray, region: DieRegion) -> PipReading:
         return PipReading(None, quality, True)
     count = len(spots)
     confidence = float(np.clip(quality, 0.0, 1.0))
-    uncertain = not 1 <= count <= 6 or confidence < 0.45
+    uncertain = not 1 <= count <= 6 or confidence < _SURE
     value = count if 1 <= count <= 6 else None
     pts = np.array([[px, py, 1.0] for _, px, py in spots])
     frame_pts = pts @ back.T
