@@ -328,8 +328,10 @@ def _read(
     whole = lab - np.median(lab[_DISC], axis=0)
     best: tuple[float, tuple, float] = (0.0, (), 0.0)
     for diff in (local, whole):
-        # Glare and the die's bright or dark edges change lightness only; weight it less.
+        # Glare and the die's bright or dark edges change lightness only, while red pips
+        # on a black die differ mostly in colour: weight lightness down, colour up.
         diff[..., 0] *= 0.7
+        diff[..., 1:] *= 1.5
         best = _search(diff, face, max_offset, best)
         if best[2] >= _GOOD_ENOUGH:
             # A clear reading: the other face colour cannot do better often enough to be
