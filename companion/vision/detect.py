@@ -1,17 +1,20 @@
 """Find dice in a frame: every die of any colour becomes one ``DieRegion``.
 
 The finder knows nothing about pips or faces, so pip dice and Rock the Bock dice share
-it. It works in three steps, all relative to the frame itself rather than to fixed
-numbers of pixels:
+it. Every size it uses is relative to the frame or to the dice themselves:
 
-1. Estimate the empty-tray background with a coarse median (dice are small compared
-   with the tray, so the median of a coarse cell is the floor under them) and score
-   every pixel by its colour distance (YCrCb) from that background. The threshold comes from
-   the noise of the score itself, so a grey box lid and white paper both work.
-2. Turn the mask into blobs; estimate the die edge length from the blobs that look like
-   single dice (or take it from the tray calibration).
-3. Keep single-die blobs, split touching dice with a distance-transform watershed, and
-   drop blobs that cannot be dice (long tray rims, specks, huge areas).
+1. Shrink the frame to about ``WORK_SIDE`` pixels. Estimate the empty tray with a
+   coarse median (dice are small against the tray, so the median of a coarse cell is
+   the floor under them) and score every pixel by its colour distance (YCrCb) from it;
+   lightness changes that shadows and uneven light explain do not count. The threshold
+   comes from the noise of the score itself, with hysteresis, so a grey box lid and
+   white paper both work.
+2. Close pips and glare holes; remove long straight strips (tray walls and rims);
+   estimate the die size from the blobs shaped like single dice (or take it from the
+   tray calibration); cut thin bridges with an opening half a die wide.
+3. Keep single-die blobs; split blobs of touching dice by clustering their pixels
+   into the number of dice their area suggests (the count whose parts look most like
+   dice wins); drop what cannot be a die.
 """
 
 from __future__ import annotations

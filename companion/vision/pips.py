@@ -3,16 +3,21 @@
 A pip is a small round spot that differs in colour from the face around it, whatever the
 polarity (black on white, white on red, red on black, yellow on green). The reader:
 
-1. cuts a square around the die and scales it so the die edge is ``CANON`` pixels, so
-   every threshold below is a fraction of the die, not a number of pixels;
-2. removes the pips with a median filter (the pips are much smaller than the window,
-   the face is not) and scores every pixel by its Lab distance from that face colour;
-3. thresholds the score with Otsu's method, keeps the round spots of pip size near the
-   die's centre (the top face) and drops the smaller, squashed spots of side faces seen
-   at an angle.
+1. cuts a square around the die, turned along its edges and scaled so the die is
+   ``CANON`` pixels wide: every size below is a fraction of the die, not pixels;
+2. measures each pixel's colour difference (Lab, colour weighted above lightness) from
+   the face behind it, estimated two ways: a local median a few pips wide, and the
+   median of the whole face;
+3. takes the colour of the most distinct pixels (and of a few clusters of them) as
+   candidate pip colours and, for each, thresholds how far every pixel goes towards it
+   at a few levels, peeling touching pips apart when they merge;
+4. keeps round spots of pip size on a disc around the centre (corners and side faces
+   stay out), and scores each set of spots by how well it fits a pip layout: point
+   symmetry about the die's centre, equal pip sizes, the layout's pattern of distances,
+   and the share of distinct pixels it explains.
 
-The count of the remaining spots is the value; a count outside 1..6, weak contrast or
-spots of very unequal size make the die ``uncertain``.
+The best-fitting set gives the value; its fit is the confidence, and below ``_SURE``
+(or with no fitting layout) the die is ``uncertain``.
 """
 
 from __future__ import annotations
@@ -27,7 +32,6 @@ from companion.vision.types import DieRegion
 
 CANON = 40  # die size (as the finder saw it) in pixels after rescaling
 _CROP = 60  # side of the rescaled crop: the die plus a margin for offsets and shadow
-
 
 # Below this Lab distance a spot is grain or a print flaw, not a pip.
 _CONTRAST_FLOOR = 12.0
@@ -45,6 +49,9 @@ _SURE = 0.3
 _GOOD_ENOUGH = 0.4
 # Thresholds tried along each pip-colour direction, as shares of that colour's distance.
 _LEVELS = (0.35, 0.45, 0.6)
+# The pips of any layout lie within 0.37 edges of the centre; this disc keeps them all
+# but leaves out the rounded corners, where the tray shows through, and most of the
+# side faces seen at an angle.
 _YY, _XX = np.mgrid[0:_CROP, 0:_CROP]
 _DISC = np.hypot(_XX - _CROP / 2.0 + 0.5, _YY - _CROP / 2.0 + 0.5) < CANON * 0.47
 
@@ -75,75 +82,6 @@ def _crop(
     interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
     crop = cv2.warpAffine(frame, m, (_CROP, _CROP), flags=interp, borderMode=cv2.BORDER_REPLICATE)
     return crop, cv2.invertAffineTransform(m)
-
-
-def _gradients(grey: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
-    return gx, gy
-
-
-def dominant_angle(grey: np.ndarray) -> float:
-    """Rotation (degrees, [-45, 45)) of the strongest square edges in a crop.
-
-    Edge directions of a square repeat every 90 degrees, so each gradient direction is
-    taken four times around the circle; their weighted mean points along the die.
-    """
-    gx, gy = _gradients(grey)
-    c = _CROP / 2.0
-    yy, xx = np.mgrid[0:_CROP, 0:_CROP]
-    near = np.hypot(xx - c, yy - c) < CANON * 0.47
-    w = (gx * gx + gy * gy)[near]
-    phi = np.arctan2(gy[near], gx[near]) * 4.0
-    return float(np.degrees(np.arctan2((w * np.sin(phi)).sum(), (w * np.cos(phi)).sum())) / 4.0)
-
-
-def _edge_pair(profile: np.ndarray, low: float, high: float) -> tuple[int, int, float]:
-    """Two positions ``low..high`` apart with the strongest edges, nearest the centre."""
-    n = len(profile)
-    idx = np.arange(n)
-    gap = idx[None, :] - idx[:, None]
-    centre = (idx[None, :] + idx[:, None]) / 2.0 - n / 2.0
-    score = profile[:, None] + profile[None, :]
-    # A face far from the crop's centre is less likely the die the finder meant.
-    score = score * np.exp(-((centre / (0.35 * CANON)) ** 2))
-    score[(gap < low) | (gap > high)] = -1.0
-    i, j = np.unravel_index(int(np.argmax(score)), score.shape)
-    return int(i), int(j), float(score[i, j])
-
-
-def face_box(grey: np.ndarray) -> tuple[int, int, int, int]:
-    """The top face in an aligned crop: (left, right, top, bottom) crop pixels.
-
-    Its edges are the columns and rows where the gradient across them is strong along
-    most of their length (a median, so pips, which are short, do not count).
-    """
-    gx, gy = _gradients(grey)
-    c = _CROP // 2
-    band = slice(int(c - CANON * 0.3), int(c + CANON * 0.3))
-    cols = np.median(np.abs(gx[band, :]), axis=0)
-    rows = np.median(np.abs(gy[:, band]), axis=1)
-    cols = np.convolve(cols, np.ones(3) / 3, mode="same")
-    rows = np.convolve(rows, np.ones(3) / 3, mode="same")
-    low, high = CANON * 0.6, CANON * 1.05
-    left, right, _ = _edge_pair(cols, low, high)
-    top, bottom, _ = _edge_pair(rows, low, high)
-    return left, right, top, bottom
-
-
-def pip_score(crop: np.ndarray) -> np.ndarray:
-    """Lab distance (float32) of each pixel of a die crop from the local face colour."""
-    lab = cv2.cvtColor(crop, cv2.COLOR_BGR2Lab)
-    # A window of about a third of the die removes pips but keeps the face colour, and a
-    # median (unlike a blur) keeps the die's own edges out of the score.
-    k = int(CANON * 0.36) | 1
-    face = cv2.medianBlur(lab, k)
-    diff = lab.astype(np.float32) - face.astype(np.float32)
-    # Glare and the die's bright or dark edges change lightness only; pips on coloured
-    # dice (red on black, yellow on green) differ mostly in colour. Weight colour up.
-    diff[..., 0] *= 0.7
-    diff[..., 1:] *= 1.6
-    return cv2.sqrt((diff * diff).sum(axis=2))
 
 
 def _spots(
