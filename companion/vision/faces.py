@@ -395,7 +395,7 @@ def fit_top_face(
     if angle is None:
         angle = die_angle(frame, region)
     f = _FIT / max(region.size, 1.0)
-    side = int(math.ceil(region.size * f * 1.25)) + 4
+    side = int(math.ceil(region.size * f * 1.6)) + 4
     win, m = _window(frame, region.center, angle, f, side)
     # Edge strength summed over the colour channels: a red face on white plastic has
     # little edge in grey but a strong one in blue and green.
@@ -413,7 +413,8 @@ def fit_top_face(
     else:
         lo = max(6, int(_FIT * 0.7))
         hi = min(side - 2, int(round(_FIT * 1.05)))
-    for t in range(lo, hi + 1):
+    t = lo
+    while t <= hi:
         n = side - t
         # Row y0, column x0 of each array: the square with top-left corner (x0, y0).
         left = cgx[t : t + n, :n] - cgx[:n, :n]
@@ -425,6 +426,10 @@ def fit_top_face(
         if score.flat[k] > best[0]:
             yy, xx = divmod(k, n)
             best = (float(score.flat[k]), xx + t / 2.0, yy + t / 2.0, float(t))
+        if t == hi and edge is None and best[3] == t and hi < int(_FIT * 1.45):
+            # Still improving at the largest size: the finder saw only part of the die.
+            hi += 1
+        t += 1
     _, wx, wy, t = best
     # Window pixel (wx, wy) back to the frame through the same affine map.
     fx = m[0, 0] * wx + m[0, 1] * wy + m[0, 2]
@@ -513,7 +518,19 @@ class BockRecognizer:
         rendered hard frames it read fewer dice right than fitting each die on its own.)
         """
         known = self._options(width).die_size
-        return [fit_top_face(frame, r, edge=known) for r in regions]
+        tops = [fit_top_face(frame, r, edge=known) for r in regions]
+        if known or len(tops) < 3:
+            return tops
+        # All dice of a set are the same size: a fit far off the frame's median edge took
+        # in a side wall or a neighbour; fit it again at the median edge.
+        edge = float(np.median([e for _, e, _ in tops]))
+        out = []
+        for region, top in zip(regions, tops, strict=True):
+            _, e, angle = top
+            if not 0.8 < e / edge < 1.25:
+                top = fit_top_face(frame, region, edge=edge, angle=angle)
+            out.append(top)
+        return out
 
     def sample(self, frame: np.ndarray) -> tuple[list[FaceSample], dict[str, float]]:
         """Find the dice and measure their top faces; returns samples and stage timings."""
