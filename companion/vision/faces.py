@@ -389,8 +389,10 @@ def fit_top_face(
     is the square, turned along the die's edges (``die_angle``), whose outline has the
     strongest colour edges: its rim against the side walls, the tray or a neighbour.
     Positions anywhere inside the region are tried; sizes within 6 % of ``edge`` when the
-    die edge is known (calibration), otherwise from 0.7 to 1.05 times the region's size,
-    which lets the outline of die and side wall together win now and then.
+    die edge is known, otherwise from 0.7 to 1.05 times the region's size, growing on
+    (up to 1.45) while the largest size tried is still the best: the finder then saw
+    only part of the die. Without a known edge the outline of die and side wall together
+    wins now and then; ``BockRecognizer`` refits such dice at the frame's median edge.
     """
     if angle is None:
         angle = die_angle(frame, region)
