@@ -296,9 +296,7 @@ def find_dice(
     options = options or FinderOptions()
     scale = working_scale(frame.shape)
     if scale < 1.0:
-        # Linear, not area, interpolation: five times faster, and blobs of dice do not
-        # suffer from the little aliasing it lets through.
-        work = cv2.resize(frame, None, fx=scale, fy=scale, interpolation=cv2.INTER_LINEAR)
+        work = cv2.resize(frame, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
         if valid is not None:
             valid = cv2.resize(
                 valid, (work.shape[1], work.shape[0]), interpolation=cv2.INTER_NEAREST
