@@ -49,7 +49,7 @@ def test_a_blank_square_is_not_a_die():
 
 @pytest.mark.photos
 def test_reads_a_sample_of_real_dice():
-    """Regression floor on labelled boxes of tray-a (see the final report for figures)."""
+    """Regression floor on labelled boxes of tray-a (0.82 when written, on every 10th photo)."""
     tray = photos_dir()
     right = total = 0
     for path in sorted((tray / "images").glob("*.jpg"))[::10]:
@@ -62,4 +62,4 @@ def test_reads_a_sample_of_real_dice():
             region = DieRegion((x * w, y * h), 0.8 * max(bw * w, bh * h), 0.0, (), 1.0)
             total += 1
             right += read_pips(frame, region).value == int(cls) + 1
-    assert right / total >= 0.5
+    assert right / total >= 0.75
