@@ -15,6 +15,8 @@ from typing import Any
 
 from companion.games import RuleFlag
 from companion.games.errors import IllegalAction, ParseError, RuleError
+from companion.games.parsing import expect_keys as _expect_keys
+from companion.games.parsing import text as _text
 
 NAME = "rockthebock"
 
@@ -684,25 +686,3 @@ def describe(event: Event, language: str = "en") -> str:
             return f"{event.player} nimmt {taken} und gibt sie {event.victim}."
         return f"{event.player} takes {taken} and gives them to {event.victim}."
     return f"{event.player} nimmt {taken}." if de else f"{event.player} takes {taken}."
-
-
-# ---------------------------------------------------------------------------
-# Parsing helpers
-
-
-def _expect_keys(
-    d: Mapping[str, Any], *, required: set[str], optional: set[str], what: str
-) -> None:
-    missing = sorted(required - set(d))
-    if missing:
-        raise ParseError(f"{what} is missing {', '.join(repr(k) for k in missing)}")
-    unknown = sorted(set(d) - required - optional)
-    if unknown:
-        known = ", ".join(sorted(required | optional))
-        raise ParseError(f"{what} has unknown field {unknown[0]!r}; known fields: {known}")
-
-
-def _text(value: object, what: str) -> str:
-    if not isinstance(value, str):
-        raise ParseError(f"{what} must be text, not {value!r}")
-    return value

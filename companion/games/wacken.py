@@ -15,6 +15,9 @@ from typing import Any
 
 from companion.games import RuleFlag
 from companion.games.errors import IllegalAction, ParseError, RuleError
+from companion.games.parsing import count as _count
+from companion.games.parsing import expect_keys as _expect_keys
+from companion.games.parsing import text as _text
 
 NAME = "wacken"
 MIN_PLAYERS = 2
@@ -568,31 +571,3 @@ def band_arrives(stages: Stages, band: str) -> Stages:
             "is cleared"
         )
     return replace(stages, backstage=band)
-
-
-# ---------------------------------------------------------------------------
-# Parsing helpers
-
-
-def _expect_keys(
-    d: Mapping[str, Any], *, required: set[str], optional: set[str], what: str
-) -> None:
-    missing = sorted(required - set(d))
-    if missing:
-        raise ParseError(f"{what} is missing {', '.join(repr(k) for k in missing)}")
-    unknown = sorted(set(d) - required - optional)
-    if unknown:
-        known = ", ".join(sorted(required | optional))
-        raise ParseError(f"{what} has unknown field {unknown[0]!r}; known fields: {known}")
-
-
-def _text(value: object, what: str) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise ParseError(f"{what} must be non-empty text, not {value!r}")
-    return value
-
-
-def _count(value: object, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ParseError(f"{what} must be a whole number ≥ 0, not {value!r}")
-    return value

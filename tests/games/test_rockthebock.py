@@ -152,7 +152,7 @@ def test_events_round_trip_and_normalise():
         ({"action": "roll", "player": "A", "faces": {"bock": 1.5}}, "whole number"),
         ({"action": "roll", "player": "A", "faces": {}}, "at least one die"),
         ({"action": "roll", "player": "A", "faces": [1, 2]}, "must be an object"),
-        ({"action": "roll", "player": 7, "faces": {"bock": 1}}, "player must be text"),
+        ({"action": "roll", "player": 7, "faces": {"bock": 1}}, "player must be non-empty text"),
         ({"action": "choose", "player": "A"}, "missing 'kind'"),
         ({"action": "choose", "player": "A", "kind": "sheep"}, "unknown kind 'sheep'"),
         ({"action": "choose", "player": "A", "kind": "bock", "to": "B"}, "unknown field 'to'"),
