@@ -7,6 +7,8 @@ import pytest
 from pipdraw import frame_with_dice, photos_dir
 
 from companion.vision.pips import read_pips
+from companion.vision.recognizer import PipRecognizer
+from companion.vision.tray import TrayProfile
 from companion.vision.types import DieRegion
 
 
@@ -63,3 +65,43 @@ def test_reads_a_sample_of_real_dice():
             total += 1
             right += read_pips(frame, region).value == int(cls) + 1
     assert right / total >= 0.75
+
+
+def test_recognizer_reads_a_whole_frame_and_times_its_stages():
+    dice = [
+        (100, 100, 10, 1),
+        (250, 120, 33, 2),
+        (400, 300, 0, 3),
+        (520, 200, 60, 4),
+        (150, 350, 80, 5),
+        (330, 200, 17, 6),
+    ]
+    frame = frame_with_dice(
+        dice, colours=[((235, 235, 235), (20, 20, 20)), ((40, 40, 200), (240, 240, 240))]
+    )
+    reading = PipRecognizer().read(frame)
+    assert reading.kind == "pips"
+    assert reading.frame_size == (640, 480)
+    assert sorted(reading.values) == [1, 2, 3, 4, 5, 6]
+    assert not reading.uncertain
+    assert set(reading.timings_ms) == {"detect", "pips", "total"}
+    assert reading.timings_ms["total"] >= reading.timings_ms["detect"] > 0
+    # Each die is reported where it lies.
+    for x, y, _, value in dice:
+        die = min(
+            reading.dice, key=lambda d: abs(d.region.center[0] - x) + abs(d.region.center[1] - y)
+        )
+        assert die.value == value
+        assert abs(die.region.center[0] - x) < 5 and abs(die.region.center[1] - y) < 5
+
+
+def test_recognizer_with_a_profile_reads_inside_the_tray_only():
+    frame = frame_with_dice([(100, 100, 0, 2), (450, 300, 20, 5)])
+    profile = TrayProfile(
+        (640, 480), ((320, 0), (640, 0), (640, 480), (320, 480)), 42.0, (150.0, 155.0, 150.0)
+    )
+    reading = PipRecognizer(profile).read(frame)
+    assert reading.values == [5]
+    # The same profile applies, scaled, to a frame of twice the size.
+    big = cv2.resize(frame, (1280, 960), interpolation=cv2.INTER_CUBIC)
+    assert PipRecognizer(profile).read(big).values == [5]
