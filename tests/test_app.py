@@ -4,23 +4,12 @@
 import threading
 
 import cv2
-import pytest
 
 from companion.app import Companion
 from companion.hardware.camera import ReplaySource
-from companion.store import Store
-from companion.table import Table
 from companion.vision.recognizer import PipRecognizer
 from companion.vision.render import render_throw
 from companion.vision.settle import SettleDetector
-
-
-@pytest.fixture
-def table(tmp_path):
-    with Store(tmp_path / "companion.sqlite3") as store:
-        t = Table(store)
-        yield t
-        t.close()
 
 
 def easy_scene(seed, faces):

@@ -1,21 +1,9 @@
 """The camera demo: rendered throws through the camera path end up in the log correctly."""
 
-import pytest
-
 from companion.app import Companion
 from companion.camera_demo import CameraDemo
-from companion.store import Store
-from companion.table import Table
 from companion.vision.recognizer import PipRecognizer
 from companion.vision.settle import SettleDetector
-
-
-@pytest.fixture
-def table(tmp_path):
-    with Store(tmp_path / "companion.sqlite3") as store:
-        t = Table(store)
-        yield t
-        t.close()
 
 
 def test_every_turn_is_stored_with_the_dice_that_were_thrown(table):

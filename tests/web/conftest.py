@@ -6,8 +6,6 @@ CSRF token and the scorekeeper unlock the way a browser does.
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,7 +14,6 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from companion.config import Settings
-from companion.store import Store
 from companion.table import Table
 from companion.web import create_app
 
@@ -31,17 +28,6 @@ SCHOCKEN_SETUP = {"players": ["Anna", "Ben", "Cem"], "starter": "Anna"}
 BOCK_SETUP = {"players": [{"name": "Rita", "colour": "red"}, {"name": "Bo", "colour": "blue"}],
               "youngest": "Rita"}
 WACKEN_SETUP = {"players": ["Ozzy", "Lemmy", "Doro"]}
-
-
-@pytest.fixture
-def table(tmp_path: Path) -> Iterator[Table]:
-    """A Table over a fresh SQLite file; a ticking clock; cheap PIN hashing for speed."""
-    ticks = itertools.count(1_700_000_000)
-    store = Store(tmp_path / "companion.sqlite3")
-    tbl = Table(store, clock=lambda: float(next(ticks)), pin_iterations=1000)
-    yield tbl
-    tbl.close()
-    store.close()
 
 
 @pytest.fixture
