@@ -4,6 +4,7 @@
 import threading
 
 import cv2
+import numpy as np
 
 from companion.app import Companion
 from companion.hardware.camera import ReplaySource
@@ -14,7 +15,7 @@ from companion.vision.settle import SettleDetector
 
 def easy_scene(seed, faces):
     """The first render from ``seed`` on that is an easy scene by its ground truth: a grey
-    tray and dice lying apart. This test is about the wiring, not the recogniser's limits
+    tray, dice lying apart and well inside the tray floor. This test is about the wiring, not the recogniser's limits
     (those are measured by ``companion eval``)."""
     for s in range(seed, seed + 200):
         shot = render_throw(s, len(faces), size=(1280, 960), faces=faces)
@@ -24,7 +25,12 @@ def easy_scene(seed, faces):
             ((a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2) ** 0.5 > 2.5 * edge
             for i, a in enumerate(centers) for b in centers[i + 1:]
         )
-        if shot.tray == "grey" and apart:
+        floor = np.array(shot.tray_corners, np.float32)
+        inside = all(
+            cv2.pointPolygonTest(floor, (float(x), float(y)), True) > 1.5 * edge
+            for x, y in centers
+        )
+        if shot.tray == "grey" and apart and inside:
             return shot.image
     raise AssertionError("no easy scene found")
 
