@@ -47,9 +47,19 @@ from companion.session import (
     parse_action,
     read_log,
 )
-from companion.store import CorruptEntry, DuplicateVersion, GameRecord, Store
+from companion.store import CorruptEntry, DuplicateVersion, GameRecord, Store, UnknownGame
 
-__all__ = ["PinError", "Subscription", "Table", "TableError", "hash_pin", "pin_matches"]
+# The store's errors a caller of the Table may see, so callers never import the store.
+__all__ = [
+    "DuplicateVersion",
+    "PinError",
+    "Subscription",
+    "Table",
+    "TableError",
+    "UnknownGame",
+    "hash_pin",
+    "pin_matches",
+]
 
 PIN_PATTERN = re.compile(r"[0-9]{4,12}")
 PIN_ITERATIONS = 100_000

@@ -17,7 +17,7 @@ from werkzeug.exceptions import HTTPException
 
 from companion.config import Settings
 from companion.games.errors import GameError, IllegalAction
-from companion.store import DuplicateVersion, UnknownGame
+from companion.table import DuplicateVersion, UnknownGame
 from companion.web import i18n, security
 
 
