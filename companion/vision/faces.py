@@ -467,6 +467,7 @@ class FaceSample:
     region: DieRegion  # the top face (fitted), not the finder's raw outline
     features: FaceFeatures
     vector: np.ndarray  # features.vector(), computed once
+    found: DieRegion  # the finder's outline it came from
 
 
 class BockRecognizer:
@@ -557,10 +558,45 @@ class BockRecognizer:
                 corners=_square_corners(center, edge, angle),
                 confidence=region.confidence,
             )
-            samples.append(FaceSample(region=top, features=feats, vector=vector))
+            samples.append(FaceSample(region=top, features=feats, vector=vector, found=region))
         t3 = time.perf_counter()
         timings = {"find": (t1 - t0) * 1e3, "locate": (t2 - t1) * 1e3, "measure": (t3 - t2) * 1e3}
         return samples, timings
+
+    def _look_again(
+        self, frame: np.ndarray, sample: FaceSample, verdict: FaceVerdict, gains: np.ndarray | None
+    ) -> tuple[FaceSample, FaceVerdict]:
+        """Re-measure an uncertain die a little off its fitted centre and at the finder's.
+
+        A top-face fit that slid onto a side wall samples the plastic; a few nearby
+        positions often show the face clearly. The surest certain reading wins; if none
+        is certain the die stays uncertain.
+        """
+        top = sample.region
+        e, a = top.size, math.radians(top.angle)
+        step = 0.15 * e
+        ux, uy = math.cos(a) * step, math.sin(a) * step
+        cx, cy = top.center
+        spots = [(cx + ux, cy + uy), (cx - ux, cy - uy), (cx - uy, cy + ux), (cx + uy, cy - ux)]
+        spots.append(sample.found.center)
+        best = (sample, verdict)
+        for center in spots:
+            feats = face_features(frame, center, e, top.angle, gains)
+            vector = feats.vector()
+            if vector[0] > -_MIN_CONTRAST:
+                continue
+            again = self.classifier.classify_vector(vector)
+            if again.uncertain or (not best[1].uncertain and again.distance >= best[1].distance):
+                continue
+            region = DieRegion(
+                center=center,
+                size=e,
+                angle=top.angle,
+                corners=_square_corners(center, e, top.angle),
+                confidence=top.confidence,
+            )
+            best = (FaceSample(region, feats, vector, sample.found), again)
+        return best
 
     def read(self, frame: np.ndarray) -> Reading:
         """Find and classify every die in a BGR frame; timings per stage in ``timings_ms``."""
@@ -568,8 +604,11 @@ class BockRecognizer:
         samples, timings = self.sample(frame)
         t1 = time.perf_counter()
         dice = []
+        gains = self._gains()
         for s in samples:
             verdict = self.classifier.classify_vector(s.vector)
+            if verdict.uncertain:
+                s, verdict = self._look_again(frame, s, verdict, gains)
             dice.append(
                 Die(
                     region=s.region,
