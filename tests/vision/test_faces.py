@@ -172,3 +172,28 @@ def test_recognizer_ignores_an_empty_tray():
     tray = np.full((480, 640, 3), (120, 122, 124), np.uint8)
     reading = BockRecognizer().read(tray)
     assert reading.dice == ()
+
+
+def test_a_die_measured_off_its_face_is_looked_at_again():
+    throw = render_throw(5, 6, kind="bock", size=SIZE)
+    plain = BockRecognizer()
+    truth = {d.center: d for d in throw.dice}
+
+    def slipped(frame, regions, width):
+        # As if the top-face fit had slid a quarter edge onto the side wall.
+        out = []
+        for region in regions:
+            die = min(truth.values(), key=lambda d: math.dist(d.center, region.center))
+            a = math.radians(die.angle)
+            shift = 0.25 * die.size
+            center = (die.center[0] + math.cos(a) * shift, die.center[1] + math.sin(a) * shift)
+            out.append((center, die.size, die.angle))
+        return out
+
+    plain._locate = slipped
+    reading = plain.read(throw.image)
+    assert sorted(reading.values) == sorted(d.value for d in throw.dice)
+    assert not reading.uncertain
+    for die in reading.dice:
+        nearest = min(throw.dice, key=lambda d: math.dist(d.center, die.region.center))
+        assert math.dist(nearest.center, die.region.center) < 0.25 * nearest.size
