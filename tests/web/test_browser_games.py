@@ -112,3 +112,31 @@ def test_camera_picture_with_its_annotations_updates_live(server, phone):
                                         "dice": [die(60, 60, 3)]})
     camera.wait_for_function("document.querySelectorAll('#overlay polygon').length === 1")
     shot(camera, "camera-annotated")
+
+
+def test_a_rock_the_bock_roll_is_corrected_by_counting_faces(server, phone):
+    game = server.table.create_game("rockthebock", BOCK_SETUP, PIN)
+    # Rita is youngest and rolls first; the camera (or a hasty tap) saw one bock too few.
+    server.table.submit(game, {"action": "roll", "player": "Rita",
+                               "faces": {"bock": 3, "wolf": 5, "goat_red": 2}}, "camera")
+    keeper = phone(f"{server.url}/games/{game}")
+    become_scorekeeper(keeper)
+    keeper.goto(f"{server.url}/games/{game}/history")
+    keeper.click("#history li[data-version='1'] button")
+    assert keeper.is_hidden("#correct-json")
+    keeper.click("[data-edit-face='bock+']")
+    keeper.click("[data-edit-face='wolf-']")
+    keeper.click("#correct-send")
+    keeper.wait_for_selector("#history li[data-version='2']")
+    pending = server.table.snapshot(game)["view"]["pending_roll"]
+    assert pending == {"bock": 4, "wolf": 4, "goat_red": 2}
+    # A choice has no dice to tap: it is edited as JSON, and bad JSON is refused.
+    server.table.submit(game, {"action": "choose", "player": "Rita", "kind": "bock"}, "phone")
+    keeper.wait_for_selector("#history li[data-version='3'] button")
+    keeper.click("#history li[data-version='3'] button")
+    assert keeper.is_visible("#correct-json")
+    keeper.fill("#correct-json", "{not json")
+    keeper.click("#correct-send")
+    keeper.wait_for_selector("#status.error")
+    assert "JSON" in keeper.inner_text("#status")
+    assert server.table.snapshot(game)["version"] == 3

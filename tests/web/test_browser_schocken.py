@@ -93,7 +93,7 @@ def test_table_view_and_history_pages(server, phone):
     shot(big, "schocken-table-view")
 
 
-def test_scorekeeper_corrects_an_entry_from_the_history(server, phone):
+def test_scorekeeper_corrects_a_throw_by_tapping_dice(server, phone):
     game = server.table.create_game("schocken", {"players": ["Anna", "Ben"]}, PIN)
     keeper = phone(f"{server.url}/games/{game}")
     become_scorekeeper(keeper)
@@ -102,26 +102,28 @@ def test_scorekeeper_corrects_an_entry_from_the_history(server, phone):
     wait_live(watcher)
     keeper.goto(f"{server.url}/games/{game}/history")
     keeper.click("#history li[data-version='1'] button")
-    text = keeper.input_value("#correct-json")
-    assert '"dice":[4,2,1]' in text.replace(" ", "")
-    keeper.fill("#correct-json", text.replace("[4,2,1]", "[1,1,6]").replace("[4, 2, 1]",
-                                                                            "[1, 1, 6]"))
+    assert keeper.is_hidden("#correct-json")  # a throw is corrected by tapping, not as JSON
+    dice = keeper.locator("[data-edit-die]")
+    assert dice.all_inner_texts() == ["⚃", "⚁", "⚀"]
+    for _ in range(2):  # 4 -> 5 -> 6
+        dice.nth(0).click()
+    for _ in range(5):  # 2 -> 3 -> 4 -> 5 -> 6 -> 1
+        dice.nth(1).click()
+    assert dice.all_inner_texts() == ["⚅", "⚀", "⚀"]
     keeper.click("#correct-send")
     keeper.wait_for_selector("#history li[data-version='2']")
     assert "#1" in keeper.inner_text("#history li[data-version='2']")
     watcher.wait_for_selector("#throws li[data-player='Anna'][data-class='schock']")
     keeper.click("#history li[data-version='1'] button")
-    assert "[6,1,1]" in keeper.input_value("#correct-json")  # the correction in force
-    keeper.fill("#correct-json", "{not json")
+    assert dice.all_inner_texts() == ["⚅", "⚀", "⚀"]  # the correction in force
+    # One throw that is not from the hand cannot be: the engine refuses and says why.
+    keeper.click("[data-edit-throws='1']")
+    keeper.uncheck("#edit-hand")
     keeper.click("#correct-send")
     keeper.wait_for_selector("#status.error")
-    assert "JSON" in keeper.inner_text("#status")
-    keeper.fill("#correct-json", '{"action": "throw", "player": "Ben", "throws": 1, '
-                                 '"dice": [1, 1, 6]}')
-    keeper.click("#correct-send")
-    # The engine's reason is shown, and nothing is stored.
-    keeper.wait_for_function("document.querySelector('#status').textContent.includes('Ben')")
-    assert server.table.snapshot(game)["version"] == 2
+    assert "from the hand" in keeper.inner_text("#status") or "Hand" in keeper.inner_text(
+        "#status")
+    assert server.table.snapshot(game)["version"] == 2  # nothing stored
     shot(keeper, "history-correction")
 
 
