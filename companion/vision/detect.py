@@ -254,7 +254,7 @@ def _split(blob: np.ndarray, die: float, offset: tuple[int, int]) -> list[np.nda
     ys, xs = np.nonzero(blob)
     points = np.column_stack([xs, ys]).astype(np.float32)
     guess = len(points) / (die * die)
-    counts = sorted({max(1, int(round(guess * f))) for f in (0.8, 1.0, 1.25)})
+    counts = sorted({max(1, int(round(guess * f))) for f in (0.7, 0.85, 1.0, 1.15, 1.3)})
     # Clustering and judging a sample of the pixels is as good and much faster.
     step = max(1, len(points) // 800)
     sample = points[::step]
