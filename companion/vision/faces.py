@@ -4,12 +4,15 @@ Every face is a skull printed on a background: bock black on white, goats light 
 player colour, wolf light on dark grey. Seen from above, the middle of the top face holds
 exactly two colours, the skull and its background, and both lie under the same light.
 So the classifier splits the middle of each face into its lighter and its darker colour
-and describes the face by the ratio dark / light per channel (as logarithms) plus the
-share of light pixels. A colour cast multiplies both colours channel by channel and
-cancels in the ratio: the skull of a goat is the white reference for its own background,
-which is why warm pub light does not turn a yellow goat red. When the calibration holds a
-colour reference (white-balance gains), the frame is balanced with it first; ratios stay
-the deciding features either way.
+(glare, brighter than any print, left out) and describes the face by the ratio
+dark / light per channel as logarithms: their mean (``level``: how much darker) and
+what is left per channel relative to that (``hue``), plus the share of light pixels in
+the centre and in a ring around it (a dark skull on white, the bock, is the reverse of
+a light skull on dark grey, the wolf). A colour cast multiplies both colours channel by
+channel and cancels in the ratio: the skull of a goat is the white reference for its
+own background, which is why warm pub light does not turn a yellow goat red. When the
+calibration holds a colour reference (white-balance gains), the frame is balanced with
+it first; ratios stay the deciding features either way.
 
 Each face has a model: the mean and spread of those features. Built-in models come from
 the renderer's picture of the dice (``render.DEFAULT_PALETTE``); enrolment
@@ -19,7 +22,8 @@ with no value instead of a guess.
 
 Stages and their timings (``Reading.timings_ms``): ``find`` (the shared die finder),
 ``locate`` (the top face inside the found region, which may include side walls and
-shadow), ``measure`` (the two colours) and ``classify``.
+shadow), ``measure`` (the two colours) and ``classify`` (including a second look, a
+little off the fitted centre, at dice that came out uncertain).
 """
 
 from __future__ import annotations
