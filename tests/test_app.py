@@ -15,8 +15,8 @@ from companion.vision.settle import SettleDetector
 
 def easy_scene(seed, faces):
     """The first render from ``seed`` on that is an easy scene by its ground truth: a grey
-    tray, dice lying apart and well inside the tray floor. This test is about the wiring, not the recogniser's limits
-    (those are measured by ``companion eval``)."""
+    tray, dice lying apart and well inside the tray floor. This test is about the wiring,
+    not the recogniser's limits (those are measured by ``companion eval``)."""
     for s in range(seed, seed + 200):
         shot = render_throw(s, len(faces), size=(1280, 960), faces=faces)
         centers = [d.center for d in shot.dice]

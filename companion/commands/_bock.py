@@ -9,112 +9,28 @@ match no label; an image is exact when the multiset of read faces equals the lab
 from __future__ import annotations
 
 import argparse
-import csv
-import json
-import statistics
 import sys
-import time
-from collections import Counter
 from pathlib import Path
 
-from companion.commands._pips import EvalDataError, LabelledDie, match
+from companion import evaluation
+from companion.evaluation import EvalDataError
 
 
-def read_bock_labels(path: Path, width: int, height: int) -> list[LabelledDie]:
-    """Parse a label file ``class x_c y_c w h`` (0..1); ``class`` indexes ``FACES``.
-
-    The face name is kept in ``LabelledDie.value``.
-    """
+def read_bock_labels(path: Path, width: int, height: int) -> list[evaluation.LabelledDie]:
+    """Parse a label file ``class x_c y_c w h`` (0..1); ``class`` indexes ``FACES``."""
     from companion.vision.render import FACES
 
-    dice = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        parts = line.split()
-        if not parts:
-            continue
-        try:
-            cls = int(parts[0])
-            x, y, w, h = (float(v) for v in parts[1:5])
-        except (ValueError, IndexError):
-            raise EvalDataError(
-                f"{path}:{number}: expected 'class x_center y_center width height', got {line!r}"
-            ) from None
-        if not 0 <= cls < len(FACES) or len(parts) != 5:
-            raise EvalDataError(
-                f"{path}:{number}: class must be 0..{len(FACES) - 1} ({', '.join(FACES)}): {line!r}"
-            )
-        dice.append(LabelledDie(FACES[cls], x * width, y * height, w * width, h * height))
-    return dice
+    return evaluation.read_labels(path, width, height, FACES)
 
 
 def evaluate_bock(
     directory: Path, profile: Path | None = None, csv_out: Path | None = None
 ) -> dict:
     """Run the Rock the Bock recogniser over a labelled folder; return the figures."""
-    import cv2
-
     from companion.vision.enrol import load_recognizer
+    from companion.vision.render import FACES
 
-    images = sorted((directory / "images").glob("*.jpg"))
-    if not images:
-        raise EvalDataError(f"no images/*.jpg in {directory}; expected images/ and labels/")
-    cv2.setNumThreads(1)
-    recognizer = load_recognizer(profile)
-    n_labels = correct = extra = exact = 0
-    times: list[float] = []
-    stages: dict[str, list[float]] = {}
-    rows = []
-    for image_path in images:
-        label_path = directory / "labels" / (image_path.stem + ".txt")
-        if not label_path.exists():
-            raise EvalDataError(f"{image_path.name} has no label file {label_path}")
-        frame = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
-        if frame is None:
-            raise EvalDataError(f"cannot decode {image_path}")
-        labels = read_bock_labels(label_path, frame.shape[1], frame.shape[0])
-        t0 = time.perf_counter()
-        reading = recognizer.read(frame)
-        ms = (time.perf_counter() - t0) * 1000.0
-        times.append(ms)
-        for stage, value in reading.timings_ms.items():
-            stages.setdefault(stage, []).append(value)
-        pairs = match(labels, [d.region.center for d in reading.dice])
-        good = sum(1 for i, j in pairs if reading.dice[j].value == labels[i].value)
-        n_labels += len(labels)
-        correct += good
-        extra += len(reading.dice) - len(pairs)
-        expected = sorted(str(d.value) for d in labels)
-        read = sorted(str(v) for v in reading.values if v is not None)
-        ok = Counter(expected) == Counter(reading.values)
-        exact += ok
-        rows.append(
-            {
-                "image": image_path.name,
-                "expected": " ".join(expected),
-                "read": " ".join(read),
-                "unread": sum(1 for v in reading.values if v is None),
-                "correct_dice": good,
-                "labelled_dice": len(labels),
-                "extra_dice": len(reading.dice) - len(pairs),
-                "exact": int(ok),
-                "ms": round(ms, 2),
-            }
-        )
-    if csv_out is not None:
-        csv_out.parent.mkdir(parents=True, exist_ok=True)
-        with csv_out.open("w", newline="", encoding="utf-8") as fh:
-            writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-            writer.writeheader()
-            writer.writerows(rows)
-    return {
-        "images": len(images),
-        "labelled_dice": n_labels,
-        "die_accuracy": round(correct / n_labels, 4) if n_labels else 0.0,
-        "extra_dice": extra,
-        "image_exact": round(exact / len(images), 4),
-        "ms_per_image_median": round(statistics.median(times), 2),
-        "stage_ms_median": {k: round(statistics.median(v), 2) for k, v in stages.items()},
-    }
+    return evaluation.evaluate(directory, load_recognizer(profile), FACES, csv_out)
 
 
 def _eval_bock(args: argparse.Namespace) -> int:
@@ -123,13 +39,7 @@ def _eval_bock(args: argparse.Namespace) -> int:
         Path(args.profile) if args.profile else None,
         Path(args.csv) if args.csv else None,
     )
-    for key in ("images", "labelled_dice", "die_accuracy", "image_exact", "extra_dice"):
-        print(f"{key}: {figures[key]}")
-    print(f"ms_per_image_median: {figures['ms_per_image_median']}")
-    stages = ", ".join(f"{k} {v}" for k, v in figures["stage_ms_median"].items())
-    print(f"stages (median ms): {stages}")
-    if args.json:
-        print(json.dumps(figures))
+    evaluation.print_figures(figures, args.json)
     return 0
 
 

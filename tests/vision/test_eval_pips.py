@@ -10,7 +10,8 @@ import pytest
 from pipdraw import frame_with_dice, photos_dir
 
 from companion.cli import main
-from companion.commands._pips import EvalDataError, LabelledDie, evaluate, match, read_labels
+from companion.commands._pips import evaluate
+from companion.evaluation import EvalDataError, LabelledDie, match, read_labels
 
 THROWS = [
     [(100, 100, 10, 1), (250, 120, 33, 2), (400, 300, 0, 3)],
@@ -59,7 +60,9 @@ def test_a_wrong_label_costs_one_die_and_one_image(tmp_path, capsys):
         "extra_dice",
         "image_exact",
         "ms_per_image_median",
+        "stage_ms_median",  # per-stage breakdown, so a slowdown shows where it is
     }
+    assert set(figures["stage_ms_median"]) >= {"detect", "total"}
     rows = list(csv.DictReader(out_csv.read_text().splitlines()))
     assert [r["image"] for r in rows] == ["throw0.jpg", "throw1.jpg", "throw2.jpg"]
     assert rows[0]["expected"] == "2 2 3" and rows[0]["read"] == "1 2 3"

@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.commands._pips import read_labels
+from companion.evaluation import read_labels
 from companion.vision.render import (
     DEFAULT_PALETTE,
     FACES,

@@ -1,0 +1,175 @@
+"""Measure a recogniser on a labelled folder: the figures ``companion eval`` prints.
+
+A folder holds ``images/*.jpg`` and ``labels/<stem>.txt`` with one line per die,
+``class x_center y_center width height`` in 0..1 of the image (YOLO format); the
+class indexes a list of values (pip dice: value = class + 1; Rock the Bock: the
+face names). A labelled die counts as right only when a read die lies within half
+its box and shows the same value, so a missed or unread die counts wrong; extra dice
+are read dice that match no label; an image is exact when the multiset of read
+values equals the labels'.
+"""
+
+from __future__ import annotations
+
+import csv
+import statistics
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from companion.vision.types import Reading
+
+PIP_VALUES: tuple[int, ...] = (1, 2, 3, 4, 5, 6)
+
+
+class EvalDataError(ValueError):
+    """An evaluation folder that is missing images or has malformed labels."""
+
+
+class Recognizer(Protocol):
+    """Reads one frame."""
+
+    def read(self, frame: object) -> Reading:
+        """The dice in a BGR frame."""
+
+
+@dataclass(frozen=True)
+class LabelledDie:
+    """One labelled die: its value and its box in pixels."""
+
+    value: int | str
+    x: float
+    y: float
+    w: float
+    h: float
+
+
+def read_labels(
+    path: Path, width: int, height: int, values: Sequence[int | str] = PIP_VALUES
+) -> list[LabelledDie]:
+    """Parse a label file; ``values[class]`` is the die's value."""
+    dice = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        parts = line.split()
+        if not parts:
+            continue
+        try:
+            cls = int(parts[0])
+            x, y, w, h = (float(v) for v in parts[1:5])
+        except (ValueError, IndexError):
+            raise EvalDataError(
+                f"{path}:{number}: expected 'class x_center y_center width height', got {line!r}"
+            ) from None
+        if not 0 <= cls < len(values) or len(parts) != 5:
+            meaning = ", ".join(f"{i}={v}" for i, v in enumerate(values))
+            raise EvalDataError(
+                f"{path}:{number}: class must be 0..{len(values) - 1} ({meaning}): {line!r}"
+            )
+        dice.append(LabelledDie(values[cls], x * width, y * height, w * width, h * height))
+    return dice
+
+
+def match(labels: list[LabelledDie], centres: list[tuple[float, float]]) -> list[tuple[int, int]]:
+    """Pair labels with read dice by position: closest pairs first, within half a box."""
+    pairs = []
+    for i, lab in enumerate(labels):
+        reach = 0.5 * max(lab.w, lab.h)
+        for j, (x, y) in enumerate(centres):
+            d = ((x - lab.x) ** 2 + (y - lab.y) ** 2) ** 0.5
+            if d <= reach:
+                pairs.append((d, i, j))
+    pairs.sort()
+    used_l: set[int] = set()
+    used_r: set[int] = set()
+    out = []
+    for _, i, j in pairs:
+        if i in used_l or j in used_r:
+            continue
+        used_l.add(i)
+        used_r.add(j)
+        out.append((i, j))
+    return out
+
+
+def evaluate(
+    directory: Path,
+    recognizer: Recognizer,
+    values: Sequence[int | str] = PIP_VALUES,
+    csv_out: Path | None = None,
+) -> dict:
+    """Run ``recognizer`` over ``directory``; return the figures (one thread, wall clock)."""
+    import cv2
+
+    images = sorted((directory / "images").glob("*.jpg"))
+    if not images:
+        raise EvalDataError(f"no images/*.jpg in {directory}; expected images/ and labels/")
+    cv2.setNumThreads(1)
+    n_labels = correct = extra = exact = 0
+    times: list[float] = []
+    stages: dict[str, list[float]] = {}
+    rows = []
+    for image_path in images:
+        label_path = directory / "labels" / (image_path.stem + ".txt")
+        if not label_path.exists():
+            raise EvalDataError(f"{image_path.name} has no label file {label_path}")
+        frame = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
+        if frame is None:
+            raise EvalDataError(f"cannot decode {image_path}")
+        labels = read_labels(label_path, frame.shape[1], frame.shape[0], values)
+        t0 = time.perf_counter()
+        reading = recognizer.read(frame)
+        ms = (time.perf_counter() - t0) * 1000.0
+        times.append(ms)
+        for stage, value in reading.timings_ms.items():
+            stages.setdefault(stage, []).append(value)
+        pairs = match(labels, [d.region.center for d in reading.dice])
+        good = sum(1 for i, j in pairs if reading.dice[j].value == labels[i].value)
+        n_labels += len(labels)
+        correct += good
+        extra += len(reading.dice) - len(pairs)
+        ok = Counter(d.value for d in labels) == Counter(reading.values)
+        exact += ok
+        rows.append(
+            {
+                "image": image_path.name,
+                "expected": " ".join(sorted(str(d.value) for d in labels)),
+                "read": " ".join(sorted(str(v) for v in reading.values if v is not None)),
+                "unread": sum(1 for v in reading.values if v is None),
+                "correct_dice": good,
+                "labelled_dice": len(labels),
+                "extra_dice": len(reading.dice) - len(pairs),
+                "exact": int(ok),
+                "ms": round(ms, 2),
+            }
+        )
+    if csv_out is not None:
+        csv_out.parent.mkdir(parents=True, exist_ok=True)
+        with csv_out.open("w", newline="", encoding="utf-8") as fh:
+            writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
+    return {
+        "images": len(images),
+        "labelled_dice": n_labels,
+        "die_accuracy": round(correct / n_labels, 4) if n_labels else 0.0,
+        "extra_dice": extra,
+        "image_exact": round(exact / len(images), 4),
+        "ms_per_image_median": round(statistics.median(times), 2),
+        "stage_ms_median": {k: round(statistics.median(v), 2) for k, v in stages.items()},
+    }
+
+
+def print_figures(figures: dict, as_json: bool) -> None:
+    """Print the figures one per line; with ``as_json`` end with one JSON line of them."""
+    import json
+
+    for key in ("images", "labelled_dice", "die_accuracy", "image_exact", "extra_dice",
+                "ms_per_image_median"):
+        print(f"{key}: {figures[key]}")
+    stages = ", ".join(f"{k} {v}" for k, v in figures["stage_ms_median"].items())
+    print(f"stages (median ms): {stages}")
+    if as_json:
+        print(json.dumps(figures))
