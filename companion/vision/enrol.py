@@ -36,7 +36,7 @@ from companion.vision.faces import (
     FaceModelError,
 )
 from companion.vision.render import FACES
-from companion.vision.tray import TrayProfile
+from companion.vision.tray import TrayProfile, update_profile_file
 
 FACES_VERSION = 1
 MIN_DICE = 3  # fewer measured dice than this give no trustworthy model
@@ -138,15 +138,13 @@ def load_models(path: Path | str) -> dict[str, FaceModel]:
 
 def save_models(path: Path | str, models: Mapping[str, FaceModel]) -> None:
     """Store ``models`` in the profile at ``path``, keeping the rest of the file."""
-    path = Path(path)
-    data = _read(path) if path.exists() else {}
-    data["faces"] = {
-        "version": FACES_VERSION,
-        "features": list(FEATURE_NAMES),
-        "models": {face: models[face].to_dict() for face in FACES if face in models},
-    }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    update_profile_file(path, {
+        "faces": {
+            "version": FACES_VERSION,
+            "features": list(FEATURE_NAMES),
+            "models": {face: models[face].to_dict() for face in FACES if face in models},
+        }
+    })
 
 
 def load_recognizer(path: Path | str | None) -> BockRecognizer:

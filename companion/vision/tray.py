@@ -8,6 +8,7 @@ inside the tray only and starts from the known die size.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -92,10 +93,9 @@ class TrayProfile:
         return cls((w, h), corners, die_size, (b, g, r))
 
     def save(self, path: Path | str) -> None:
-        """Write the profile as JSON, creating the folder if needed."""
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(self.to_dict(), indent=2) + "\n", encoding="utf-8")
+        """Write the profile into the JSON file at ``path``, keeping its other sections
+        (the enrolled faces); the folder is created if needed."""
+        update_profile_file(path, self.to_dict())
 
     @classmethod
     def load(cls, path: Path | str) -> TrayProfile:
@@ -113,6 +113,33 @@ class TrayProfile:
             return cls.from_dict(data)
         except TrayProfileError as exc:
             raise TrayProfileError(f"{path}: {exc}") from None
+
+
+def update_profile_file(path: Path | str, values: dict) -> None:
+    """Merge ``values`` into the JSON object stored at ``path`` and write it atomically.
+
+    Keys not in ``values`` stay as they were, so a tray calibration and an enrolment of
+    the faces can share one file; a power cut mid-write leaves the old file whole.
+    """
+    path = Path(path)
+    data: dict = {}
+    if path.exists():
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise TrayProfileError(
+                f"{path} is not valid JSON ({exc}); move it away or fix it first"
+            ) from None
+        if not isinstance(data, dict):
+            raise TrayProfileError(f"{path} does not hold a calibration profile (a JSON object)")
+    data.update(values)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(path.name + ".tmp")
+    with temporary.open("w", encoding="utf-8") as fh:
+        fh.write(json.dumps(data, indent=2) + "\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(temporary, path)
 
 
 def parse_corners(text: str) -> tuple[tuple[float, float], ...]:

@@ -161,3 +161,18 @@ def test_calibrate_faces_command_enrols_and_shows(tmp_path, capsys):
         == 2
     )
     assert "cannot read image" in capsys.readouterr().err
+
+
+def test_calibrating_the_tray_again_keeps_the_enrolled_faces(tmp_path):
+    from companion.vision.enrol import load_models, save_models
+    from companion.vision.faces import builtin_models
+    from companion.vision.tray import TrayProfile
+
+    path = tmp_path / "tray.json"
+    save_models(path, {"bock": builtin_models()["bock"]})
+    profile = TrayProfile((640, 480), ((10, 10), (630, 10), (630, 470), (10, 470)), 40.0,
+                          (120.0, 120.0, 120.0))
+    profile.save(path)
+    assert set(load_models(path)) == {"bock"}
+    assert TrayProfile.load(path) == profile
+    assert not list(tmp_path.glob("*.tmp"))  # written through a temporary file, then renamed
