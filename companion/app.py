@@ -148,6 +148,33 @@ class Companion:
                 log.warning("could not read a frame: %s", exc)
 
 
+def camera_loop(
+    companion: Companion,
+    open_source: Callable[[], FrameSource],
+    stop: threading.Event,
+    retry_seconds: float = 5.0,
+    finite: bool = False,
+) -> None:
+    """Keep the camera running: reopen it after a fault (a webcam pulled out and put back),
+    so the evening goes on; manual entry on the phones works meanwhile."""
+    while not stop.is_set():
+        try:
+            source = open_source()
+        except CameraError as exc:
+            log.error("camera: %s; trying again in %g s", exc, retry_seconds)
+            stop.wait(retry_seconds)
+            continue
+        try:
+            companion.run_camera(source, stop)
+        except CameraError as exc:
+            log.error("camera: %s; reopening in %g s", exc, retry_seconds)
+        finally:
+            source.close()
+        if finite:
+            return  # recorded frames played out
+        stop.wait(retry_seconds)
+
+
 def default_recognizers(settings: Settings) -> dict[str, Recognizer]:
     """The pip and Rock the Bock recognisers, with the calibration profile when one is set."""
     from companion.vision import enrol, recognizer
@@ -175,13 +202,15 @@ def run(settings: Settings, *, open_source: Callable[..., FrameSource] | None = 
             table, default_recognizers(settings), SettleDetector(settings.settle_seconds)
         )
         threads: list[threading.Thread] = []
-        source = None
         button = None
         try:
             if settings.camera != "none":
-                source = (open_source or open_camera)(settings.camera)
+                opener = open_source or open_camera
                 threads.append(threading.Thread(
-                    target=companion.run_camera, args=(source, stop), name="camera", daemon=True
+                    target=camera_loop,
+                    args=(companion, lambda: opener(settings.camera), stop),
+                    kwargs={"finite": settings.camera.startswith("replay:")},
+                    name="camera", daemon=True,
                 ))
             if settings.button_pin is not None:
                 from companion.hardware.button import TurnButton
@@ -195,15 +224,11 @@ def run(settings: Settings, *, open_source: Callable[..., FrameSource] | None = 
             for thread in threads:
                 thread.start()
             serve(create_app(table, settings), settings)
-        except CameraError as exc:
-            raise SystemExit(f"companion run: {exc}") from None
         finally:
             stop.set()
             for thread in threads:
                 thread.join(timeout=5)
             if button is not None:
                 button.close()
-            if source is not None:
-                source.close()
             table.close()
     return 0

@@ -109,3 +109,69 @@ def test_a_bad_frame_is_skipped_and_the_camera_goes_on(tmp_path, table):
     companion.run_camera(source, threading.Event())
     assert companion.bad_frames == 1
     assert companion.confirm().recorded["dice"] == [2, 2, 2]
+
+
+def test_the_camera_is_reopened_after_a_fault(tmp_path, table):
+    from companion.app import camera_loop
+    from companion.hardware.camera import CameraError
+
+    table.create_game("schocken", {"players": ["Anna", "Ben"], "starter": "Anna"}, pin="1234")
+    companion = Companion(table, {"schocken": PipRecognizer()}, SettleDetector(0.2))
+    paths = record_throw(tmp_path, 0, seed=3, faces=(5, 5, 5))
+    attempts = []
+
+    def opener():
+        attempts.append(1)
+        if len(attempts) == 1:
+            raise CameraError("USB camera 0 could not be opened")
+        ticks = iter(float(i) * 0.1 for i in range(100))
+        return ReplaySource(paths, clock=ticks.__next__)
+
+    camera_loop(companion, opener, threading.Event(), retry_seconds=0.01, finite=True)
+    assert len(attempts) == 2
+    assert companion.frames == len(paths)
+
+
+def test_companion_run_serves_the_dashboard_with_a_replay_camera(tmp_path):
+    import json
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    record_throw(frames, 0, seed=11, faces=(3, 3, 3))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = dict(os.environ, COMPANION_DATA_DIR=str(tmp_path / "data"), COMPANION_HOST="127.0.0.1")
+    env.pop("COMPANION_CONFIG", None)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "companion", "run", "--camera", f"replay:{frames}",
+         "--port", str(port)],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        assert proc.stdout.readline().strip() == f"Dashboard: http://127.0.0.1:{port}/"
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/games.json") as r:
+                    listing = json.load(r)
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the dashboard did not answer"
+                time.sleep(0.2)
+        assert listing["games"] == []
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=20)
+        err = proc.stderr.read()
+        proc.stdout.close()
+        proc.stderr.close()
+    assert proc.returncode == 0, err
+    assert (tmp_path / "data" / "companion.sqlite3").exists()
