@@ -91,8 +91,9 @@ class Companion:
         self, game_id: int, reading: Reading, proposal: Proposal | None
     ) -> dict[str, Any]:
         return {
+            **reading_to_dict(reading),
+            "annotated": True,  # outlines and values are drawn into the JPEG itself
             "game_id": game_id,
-            "reading": reading_to_dict(reading),
             "throws": self.tracker.throws,
             "hand": self.tracker.hand,
             "proposal": None if proposal is None else {

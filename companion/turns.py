@@ -124,7 +124,7 @@ def _stayed(die: Die, before: tuple[Die, ...], radius: float) -> bool:
 
 
 def reading_to_dict(reading: Reading) -> dict[str, Any]:
-    """A JSON-able account of a reading for the dashboard."""
+    """A JSON-able account of a reading: what the dashboard's camera page lists."""
     return {
         "kind": reading.kind,
         "frame_size": list(reading.frame_size),
@@ -133,7 +133,13 @@ def reading_to_dict(reading: Reading) -> dict[str, Any]:
                 "value": d.value,
                 "confidence": d.confidence,
                 "uncertain": d.uncertain,
-                "center": [round(d.region.center[0], 1), round(d.region.center[1], 1)],
+                "region": {
+                    "center": [round(d.region.center[0], 1), round(d.region.center[1], 1)],
+                    "size": round(d.region.size, 1),
+                    "angle": round(d.region.angle, 1),
+                    "corners": [[round(x, 1), round(y, 1)] for x, y in d.region.corners],
+                    "confidence": d.region.confidence,
+                },
             }
             for d in reading.dice
         ],

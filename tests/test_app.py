@@ -64,7 +64,8 @@ def test_recorded_throws_are_read_and_recorded_by_the_button(tmp_path, table):
         assert picture is not None, "a settled throw publishes an annotated picture"
         jpeg, info = picture
         assert jpeg[:2] == b"\xff\xd8"
-        assert sorted(d["value"] for d in info["reading"]["dice"]) == sorted(faces)
+        assert sorted(d["value"] for d in info["dice"]) == sorted(faces)
+        assert info["annotated"] and info["frame_size"] == [1280, 960]
         assert info["proposal"]["action"]["player"] == player
         outcome = companion.confirm()
         assert outcome.recorded is not None, outcome.message

@@ -140,3 +140,31 @@ def test_a_rock_the_bock_roll_is_corrected_by_counting_faces(server, phone):
     keeper.wait_for_selector("#status.error")
     assert "JSON" in keeper.inner_text("#status")
     assert server.table.snapshot(game)["version"] == 3
+
+
+def test_the_camera_pipeline_shows_its_annotated_picture_and_what_the_button_would_record(
+    server, phone
+):
+    from companion.app import Companion
+    from companion.camera_demo import RenderedThrowSource
+    from companion.vision.recognizer import PipRecognizer
+    from companion.vision.render import render_throw
+    from companion.vision.settle import SettleDetector
+
+    server.table.create_game("schocken", {"players": ["Anna", "Ben"]}, PIN)
+    camera = phone(f"{server.url}/camera")
+    wait_live(camera)
+    companion = Companion(server.table, {"schocken": PipRecognizer()}, SettleDetector(0.3))
+    moving = [render_throw(s, 3, size=(960, 720)).image for s in (1, 2)]
+    still = render_throw(3, 3, size=(960, 720), faces=(6, 6, 2)).image
+    import threading
+
+    companion.run_camera(RenderedThrowSource(moving, still, 5, 0.0, 0.1), threading.Event())
+    _, info = server.table.latest_picture()
+    camera.wait_for_selector("#reading li")
+    assert camera.locator("#reading li").count() == len(info["dice"])
+    # The JPEG carries the outlines already: the page draws no second set over it.
+    assert camera.locator("#overlay polygon").count() == 0
+    assert camera.inner_text("#proposal") == info["proposal"]["text"]
+    assert camera.evaluate("document.getElementById('picture').naturalWidth") == 960
+    shot(camera, "camera-pipeline")

@@ -4,6 +4,14 @@
   const SVG = "http://www.w3.org/2000/svg";
 
   function draw(reading) {
+    const proposal = document.getElementById("proposal");
+    if (proposal) {
+      // What the turn button would record now (set by the camera runtime).
+      const p = reading && reading.proposal;
+      proposal.hidden = !p;
+      proposal.className = p && !p.action ? "error" : "";
+      proposal.textContent = p ? p.text : "";
+    }
     const wrap = document.getElementById("picture-wrap");
     const none = document.getElementById("no-picture");
     const overlay = document.getElementById("overlay");
@@ -18,7 +26,8 @@
       const region = die.region || {};
       const unsure = die.uncertain || die.value === null;
       const colour = unsure ? "#ff6b6b" : "#4cc38a";
-      if (region.corners && region.corners.length) {
+      // A picture the camera runtime annotated already carries outlines and values.
+      if (!reading.annotated && region.corners && region.corners.length) {
         const poly = document.createElementNS(SVG, "polygon");
         poly.setAttribute("points", region.corners.map(function (p) { return p[0] + "," + p[1]; }).join(" "));
         poly.setAttribute("fill", "none");
@@ -26,7 +35,7 @@
         poly.setAttribute("stroke-width", Math.max(2, size[0] / 300));
         overlay.append(poly);
       }
-      if (region.center) {
+      if (!reading.annotated && region.center) {
         const label = document.createElementNS(SVG, "text");
         label.setAttribute("x", region.center[0]);
         label.setAttribute("y", region.center[1] - (region.size || 20) * 0.7);
