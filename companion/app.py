@@ -97,7 +97,8 @@ class Companion:
             "throws": self.tracker.throws,
             "hand": self.tracker.hand,
             "proposal": None if proposal is None else {
-                "action": proposal.action, "text": proposal.text,
+                "action": proposal.action,
+                "text": {"en": proposal.text, "de": proposal.text_de},
             },
         }
 

@@ -15,6 +15,14 @@ from typing import Any
 from companion.vision.types import Die, Reading
 
 SCHOCKEN_DICE = 3
+FACE_NAMES_DE = {
+    "wolf": "Wolf",
+    "bock": "Bock",
+    "goat_red": "rote Geiß",
+    "goat_blue": "blaue Geiß",
+    "goat_green": "grüne Geiß",
+    "goat_yellow": "gelbe Geiß",
+}
 
 
 @dataclass
@@ -59,7 +67,11 @@ class TurnTracker:
             return None
         reading = self.reading
         if reading.uncertain:
-            return Proposal(None, "a die is unclear: check the picture or enter it by hand")
+            return Proposal(
+                None,
+                "a die is unclear: check the picture or enter it by hand",
+                "Ein Würfel ist unklar: Bild prüfen oder von Hand eintragen",
+            )
         if game == "schocken":
             return self._schocken(reading, view)
         if game == "rockthebock":
@@ -68,15 +80,21 @@ class TurnTracker:
 
     def _schocken(self, reading: Reading, view: dict[str, Any]) -> Proposal:
         if len(reading.dice) != SCHOCKEN_DICE:
-            return Proposal(None, f"{len(reading.dice)} dice in the tray; Schocken needs 3")
+            n = len(reading.dice)
+            return Proposal(
+                None,
+                f"{n} dice in the tray; Schocken needs 3",
+                f"{n} Würfel in der Schale; Schocken braucht 3",
+            )
         dice = sorted((int(d.value) for d in reading.dice), reverse=True)
         if view.get("awaiting_reveal"):
             player = view["awaiting_reveal"]
             action = {"action": "reveal", "player": player, "dice": dice, "hand": self.hand}
-            return Proposal(action, f"{player} reveals {'-'.join(map(str, dice))}")
+            shown = "-".join(map(str, dice))
+            return Proposal(action, f"{player} reveals {shown}", f"{player} deckt auf: {shown}")
         player = view.get("to_throw")
         if player is None:
-            return Proposal(None, "nobody is to throw")
+            return Proposal(None, "nobody is to throw", "Niemand ist mit Würfeln dran")
         throws = min(self.throws, 3)
         action = {
             "action": "throw",
@@ -85,32 +103,49 @@ class TurnTracker:
             "throws": throws,
             "hand": self.hand,
         }
-        how = ", from the hand" if self.hand else ""
-        return Proposal(action, f"{player}: {'-'.join(map(str, dice))} in {throws}{how}")
+        shown = "-".join(map(str, dice))
+        return Proposal(
+            action,
+            f"{player}: {shown} in {throws}{', from the hand' if self.hand else ''}",
+            f"{player}: {shown} mit {throws} Wurf/Würfen{', aus der Hand' if self.hand else ''}",
+        )
 
     def _rockthebock(self, reading: Reading, view: dict[str, Any]) -> Proposal:
         turn = view.get("turn")
         if turn is None or view.get("phase") != "roll":
-            return Proposal(None, "choose what to take on the phone first")
+            return Proposal(
+                None,
+                "choose what to take on the phone first",
+                "Erst auf dem Handy wählen, was genommen wird",
+            )
         expected = view.get("dice_left", {}).get(turn["name"])
         if expected is not None and len(reading.dice) != expected:
+            n, name = len(reading.dice), turn["name"]
             return Proposal(
-                None, f"{len(reading.dice)} dice in the tray; {turn['name']} rolls {expected}"
+                None,
+                f"{n} dice in the tray; {name} rolls {expected}",
+                f"{n} Würfel in der Schale; {name} würfelt mit {expected}",
             )
         faces: dict[str, int] = {}
         for die in reading.dice:
             faces[str(die.value)] = faces.get(str(die.value), 0) + 1
         action = {"action": "roll", "player": turn["name"], "faces": faces}
-        shown = ", ".join(f"{n}× {face}" for face, n in sorted(faces.items()))
-        return Proposal(action, f"{turn['name']} rolled {shown}")
+        counted = sorted(faces.items())
+        shown = ", ".join(f"{n}× {face}" for face, n in counted)
+        shown_de = ", ".join(f"{n}× {FACE_NAMES_DE.get(face, face)}" for face, n in counted)
+        return Proposal(
+            action, f"{turn['name']} rolled {shown}", f"{turn['name']} würfelt {shown_de}"
+        )
 
 
 @dataclass(frozen=True)
 class Proposal:
-    """An action ready to record (``action``), or why there is none (``action`` None)."""
+    """An action ready to record (``action``), or why there is none (``action`` None),
+    said in English (``text``, also for the log) and German (``text_de``)."""
 
     action: dict[str, Any] | None
     text: str
+    text_de: str
 
 
 def _stayed(die: Die, before: tuple[Die, ...], radius: float) -> bool:

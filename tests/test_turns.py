@@ -112,3 +112,14 @@ def test_rock_the_bock_needs_the_dice_the_player_has_left_and_the_roll_phase():
     p = t.proposal("rockthebock", BOCK_VIEW)
     assert p.action is None and "Cleo rolls 4" in p.text
     assert t.proposal("rockthebock", {**BOCK_VIEW, "phase": "choose"}).action is None
+
+
+def test_proposals_are_said_in_german_too():
+    t = TurnTracker()
+    t.observe(reading(die(1, 100, 100), die(4, 200, 100), die(1, 300, 100)), key="k")
+    p = t.proposal("schocken", SCHOCKEN_VIEW)
+    assert (p.text, p.text_de) == ("Ben: 4-1-1 in 1, from the hand",
+                                   "Ben: 4-1-1 mit 1 Wurf/Würfen, aus der Hand")
+    t.observe(reading(die("wolf", 10, 10), die("goat_red", 90, 10), kind="bock"), key="b")
+    p = t.proposal("rockthebock", {**BOCK_VIEW, "dice_left": {"Cleo": 2}})
+    assert p.text_de == "Cleo würfelt 1× rote Geiß, 1× Wolf"

@@ -165,6 +165,6 @@ def test_the_camera_pipeline_shows_its_annotated_picture_and_what_the_button_wou
     assert camera.locator("#reading li").count() == len(info["dice"])
     # The JPEG carries the outlines already: the page draws no second set over it.
     assert camera.locator("#overlay polygon").count() == 0
-    assert camera.inner_text("#proposal") == info["proposal"]["text"]
+    assert camera.inner_text("#proposal") == info["proposal"]["text"]["de"]  # German default
     assert camera.evaluate("document.getElementById('picture').naturalWidth") == 960
     shot(camera, "camera-pipeline")

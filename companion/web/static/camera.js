@@ -10,7 +10,7 @@
       const p = reading && reading.proposal;
       proposal.hidden = !p;
       proposal.className = p && !p.action ? "error" : "";
-      proposal.textContent = p ? p.text : "";
+      proposal.textContent = p ? (p.text[DC.lang] || p.text.en) : "";
     }
     const wrap = document.getElementById("picture-wrap");
     const none = document.getElementById("no-picture");
