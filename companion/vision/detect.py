@@ -61,6 +61,21 @@ def working_scale(frame_shape: tuple[int, ...]) -> float:
     return min(1.0, WORK_SIDE / side)
 
 
+def _shrink(frame: np.ndarray, scale: float) -> np.ndarray:
+    """Resize ``frame`` by ``scale`` (< 1) with pixel-area averaging.
+
+    Area averaging by a factor of exactly two has a fast path in OpenCV; halving first
+    and averaging the rest costs half the time of one uneven step for the same image.
+    """
+    h, w = frame.shape[:2]
+    size = (max(1, round(w * scale)), max(1, round(h * scale)))
+    while frame.shape[1] >= 2 * size[0] and frame.shape[0] >= 2 * size[1]:
+        frame = cv2.resize(
+            frame, (frame.shape[1] // 2, frame.shape[0] // 2), interpolation=cv2.INTER_AREA
+        )
+    return cv2.resize(frame, size, interpolation=cv2.INTER_AREA)
+
+
 def foreground_score(ycc: np.ndarray) -> np.ndarray:
     """Per-pixel colour distance (float32) of a YCrCb image from its estimated background.
 
@@ -296,7 +311,7 @@ def find_dice(
     options = options or FinderOptions()
     scale = working_scale(frame.shape)
     if scale < 1.0:
-        work = cv2.resize(frame, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        work = _shrink(frame, scale)
         if valid is not None:
             valid = cv2.resize(
                 valid, (work.shape[1], work.shape[0]), interpolation=cv2.INTER_NEAREST
