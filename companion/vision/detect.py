@@ -160,7 +160,9 @@ def _looks_single(area: float, aspect: float, fill: float) -> bool:
     return aspect < 1.35 and fill > 0.68
 
 
-def estimate_die_size(mask: np.ndarray, min_die_px: float) -> float | None:
+def estimate_die_size(
+    mask: np.ndarray, min_die_px: float, walls: np.ndarray | None = None
+) -> float | None:
     """Typical die edge of the mask's blobs in pixels, from their widths, or None.
 
     A blob of one die, a row of touching dice and a bent chain of them are all one die
@@ -168,8 +170,10 @@ def estimate_die_size(mask: np.ndarray, min_die_px: float) -> float | None:
     from either side. Ridge pixels vote with their width, weighted by its square, so
     specks, rim crumbs and pieces of dice (many, but narrow) are outvoted by the dice
     themselves, and the weighted median resists the few wide clumps of dice lying two
-    abreast.
+    abreast. ``walls`` (uint8, the strips cut from ``mask``) marks the blobs that touch
+    a wall: what is left of a wall, like a tray's corner, is often shaped like a die.
     """
+    near_wall = None if walls is None else cv2.dilate(walls, np.ones((3, 3), np.uint8))
     dist = cv2.distanceTransform(mask, cv2.DIST_L2, 5)
     # Ragged blob borders give the raw distance map many tiny local maxima.
     dist = cv2.GaussianBlur(dist, (5, 5), 0)
@@ -186,27 +190,29 @@ def estimate_die_size(mask: np.ndarray, min_die_px: float) -> float | None:
     width = float(widths[np.searchsorted(weight, weight[-1] * 0.5)])
     # Blobs shaped like one die near that width measure it better than the ridge, which
     # runs inside their ragged border. Their upper part counts: the round holes, specks
-    # and half-found white dice among them are smaller than real dice.
+    # and half-found white dice among them are smaller than real dice. Next to a wall
+    # only blobs of a full die count: a die leaning on a wall is one, a crumb is not.
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     sides = []
     for c in contours:
         area, aspect, fill = _squareness(c)
-        if 0.3 * width**2 <= area <= 1.8 * width**2 and _looks_single(area, aspect, fill):
+        # A blob cut from a wall has its border along the cut.
+        at_wall = near_wall is not None and bool(near_wall[c[:, 0, 1], c[:, 0, 0]].any())
+        smallest = 0.7 if at_wall else 0.3
+        if smallest * width**2 <= area <= 1.8 * width**2 and _looks_single(area, aspect, fill):
             sides.append(math.sqrt(area))
     return float(np.percentile(sides, 70)) if len(sides) >= 2 else width
 
 
-def _remove_walls(mask: np.ndarray, length: int) -> np.ndarray:
-    """Remove long straight strips (tray walls and rims) from the mask; dice stay.
+def _wall_strips(half: np.ndarray, length: int) -> np.ndarray:
+    """Mask (uint8 0/255) of the long straight strips in ``half``: tray walls and rims.
 
-    A strip survives an opening with a line ``length`` pixels long along it; a die, or a
-    short row of touching dice, does not. Walls that a die leans on are cut away under
+    ``half`` is the foreground mask at half the working resolution (walls are big:
+    finding them there is as good and four times faster); ``length`` is in working
+    pixels. A strip survives an opening with a line ``length`` long along it; a die, or
+    a short row of touching dice, does not. Walls that a die leans on are cut away under
     the die, which only trims the die's blob.
     """
-    # Walls are big: finding them at half resolution is as good and four times faster.
-    half = cv2.resize(
-        mask, (mask.shape[1] // 2, mask.shape[0] // 2), interpolation=cv2.INTER_NEAREST
-    )
     length = max(length // 2, 5)
     horizontal = cv2.morphologyEx(half, cv2.MORPH_OPEN, np.ones((1, length), np.uint8))
     vertical = cv2.morphologyEx(half, cv2.MORPH_OPEN, np.ones((length, 1), np.uint8))
@@ -218,9 +224,16 @@ def _remove_walls(mask: np.ndarray, length: int) -> np.ndarray:
     extent = np.maximum(stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT])
     long_enough[extent >= 1.6 * length] = 255
     long_enough[0] = 0
-    walls = cv2.dilate(long_enough[labels], np.ones((3, 3), np.uint8))
-    walls = cv2.resize(walls, (mask.shape[1], mask.shape[0]), interpolation=cv2.INTER_NEAREST)
-    return cv2.bitwise_and(mask, cv2.bitwise_not(walls))
+    return cv2.dilate(long_enough[labels], np.ones((3, 3), np.uint8))
+
+
+def _touching(strips: np.ndarray, walls: np.ndarray) -> np.ndarray:
+    """The connected parts of ``strips`` that overlap ``walls``, joined with ``walls``."""
+    n, labels = cv2.connectedComponents(strips, connectivity=8)
+    keep = np.zeros(n, np.uint8)
+    keep[labels[walls > 0]] = 255
+    keep[0] = 0
+    return cv2.bitwise_or(keep[labels], walls)
 
 
 def _region_from_contour(contour: np.ndarray, scale: float, die: float) -> DieRegion:
@@ -332,14 +345,27 @@ def find_dice(
     mask = foreground_mask(score, options, valid)
     hint = options.die_size * scale if options.die_size else None
     mask = _clean(mask, hint)
-    # Before the die size is known, only strips a quarter of the frame long count as
-    # walls; a tray rim would otherwise hide the dice inside it from the size estimate.
-    mask = _remove_walls(mask, int(min(mask.shape) * 0.25))
-    die = hint or estimate_die_size(mask, options.min_die_px)
+    # Before the die size is known, strips a quarter of the frame long count as walls:
+    # a tray rim would otherwise hide the dice inside it from the size estimate.
+    quarter = int(min(mask.shape) * 0.25)
+    full = (mask.shape[1], mask.shape[0])
+    half = cv2.resize(mask, (full[0] // 2, full[1] // 2), interpolation=cv2.INTER_NEAREST)
+    strips = _wall_strips(half, quarter)
+    die = hint
+    if die is None:
+        walls = cv2.resize(strips, full, interpolation=cv2.INTER_NEAREST)
+        walled = cv2.bitwise_and(mask, cv2.bitwise_not(walls))
+        die = estimate_die_size(walled, options.min_die_px, walls)
     if die is None:
         return []
     die_area = die * die
-    mask = _remove_walls(mask, max(int(die * 6), int(min(mask.shape) * 0.25)))
+    if die * 6 > quarter:
+        # A column of touching dice can be a quarter of the frame long too; knowing the
+        # die size, only strips six dice long are walls, and the shorter strips that
+        # carry them on are their ends and the tray's corners.
+        strips = _touching(strips, _wall_strips(half, int(die * 6)))
+    walls = cv2.resize(strips, full, interpolation=cv2.INTER_NEAREST)
+    mask = cv2.bitwise_and(mask, cv2.bitwise_not(walls))
     # An opening with a disc of half a die cuts dice loose from thin tray walls, rims and
     # from each other where they only touch at an edge; dice themselves survive it.
     k = max(3, int(die * 0.5) | 1)
