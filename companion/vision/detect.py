@@ -227,13 +227,11 @@ def _wall_strips(half: np.ndarray, length: int) -> np.ndarray:
     return cv2.dilate(long_enough[labels], np.ones((3, 3), np.uint8))
 
 
-def _touching(strips: np.ndarray, walls: np.ndarray) -> np.ndarray:
-    """The connected parts of ``strips`` that overlap ``walls``, joined with ``walls``."""
-    n, labels = cv2.connectedComponents(strips, connectivity=8)
-    keep = np.zeros(n, np.uint8)
-    keep[labels[walls > 0]] = 255
-    keep[0] = 0
-    return cv2.bitwise_or(keep[labels], walls)
+def _touching(strips: np.ndarray, walls: np.ndarray, reach: int) -> np.ndarray:
+    """``walls`` with the parts of ``strips`` within ``reach`` pixels of them."""
+    k = 2 * max(1, reach) + 1
+    near = cv2.dilate(walls, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    return cv2.bitwise_or(cv2.bitwise_and(strips, near), walls)
 
 
 def _region_from_contour(contour: np.ndarray, scale: float, die: float) -> DieRegion:
@@ -363,7 +361,7 @@ def find_dice(
         # A column of touching dice can be a quarter of the frame long too; knowing the
         # die size, only strips six dice long are walls, and the shorter strips that
         # carry them on are their ends and the tray's corners.
-        strips = _touching(strips, _wall_strips(half, int(die * 6)))
+        strips = _touching(strips, _wall_strips(half, int(die * 6)), int(die * 0.25))
     walls = cv2.resize(strips, full, interpolation=cv2.INTER_NEAREST)
     mask = cv2.bitwise_and(mask, cv2.bitwise_not(walls))
     # An opening with a disc of half a die cuts dice loose from thin tray walls, rims and
