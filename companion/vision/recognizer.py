@@ -9,9 +9,10 @@ from dataclasses import replace
 import numpy as np
 
 from companion.vision.detect import FinderOptions, check_frame, find_dice
+from companion.vision.pipnet import PipNet, load_pipnet
 from companion.vision.pips import read_pips
 from companion.vision.tray import TrayProfile
-from companion.vision.types import Die, Reading
+from companion.vision.types import Die, DieRegion, Reading
 
 
 class PipRecognizer:
@@ -21,12 +22,20 @@ class PipRecognizer:
     size; without one the whole frame is searched and the die size estimated per frame.
     """
 
-    def __init__(self, profile: TrayProfile | None = None) -> None:
+    def __init__(
+        self,
+        profile: TrayProfile | None = None,
+        pipnet: PipNet | None = None,
+        count_pips: bool = False,
+    ) -> None:
         self.profile = profile
+        # The trained net reads better and faster than counting pips (models/pipnet.json);
+        # the counter stays for a checkout without the model file, or when asked for.
+        self.pipnet = None if count_pips else pipnet or load_pipnet()
         self._masks: dict[tuple[int, int], np.ndarray] = {}
 
     def __repr__(self) -> str:
-        return f"PipRecognizer(profile={self.profile!r})"
+        return f"PipRecognizer(profile={self.profile!r}, pipnet={self.pipnet!r})"
 
     def _valid(self, shape: tuple[int, ...]) -> np.ndarray | None:
         if self.profile is None:
@@ -48,6 +57,61 @@ class PipRecognizer:
             options = FinderOptions(die_size=self.profile.die_size * fx)
         regions = find_dice(frame, options, self._valid(frame.shape))
         t1 = time.perf_counter()
+        if self.pipnet is not None:
+            dice = self._read_with_net(frame, regions)
+        else:
+            dice = self._count_pips(frame, regions)
+        dice = _suppress_duplicates(dice)
+        t2 = time.perf_counter()
+        return Reading(
+            kind="pips",
+            dice=tuple(dice),
+            frame_size=(w, h),
+            timings_ms={
+                "detect": (t1 - t0) * 1000.0,
+                "pips": (t2 - t1) * 1000.0,
+                "total": (t2 - t0) * 1000.0,
+            },
+        )
+
+    def _read_with_net(self, frame: np.ndarray, regions: list[DieRegion]) -> list[Die]:
+        """Read every region in one pass of the net; drop what it takes for no die.
+
+        Where the net is unsure, the pips are counted too and a sure count wins: on the
+        hold-out photos the net was right on 97 % of the dice it was sure of but only on
+        about half of the rest, where a sure count does better (models/pipnet.json).
+        """
+        assert self.pipnet is not None
+        dice = []
+        for region, guess in zip(regions, self.pipnet.read(frame, regions), strict=True):
+            if guess.value is None:
+                continue
+            dx = guess.center[0] - region.center[0]
+            dy = guess.center[1] - region.center[1]
+            # The finder's blob includes the shadow and the sides; the net says where
+            # the top face is.
+            region = replace(
+                region,
+                center=guess.center,
+                corners=tuple((x + dx, y + dy) for x, y in region.corners),
+            )
+            value, confidence, uncertain = guess.value, guess.confidence, guess.uncertain
+            if uncertain:
+                count = read_pips(frame, region)
+                if count.value is not None and not count.uncertain:
+                    value, confidence, uncertain = count.value, count.confidence, False
+            dice.append(
+                Die(
+                    region=region,
+                    value=value,
+                    confidence=round(min(confidence, region.confidence or 1.0), 3),
+                    uncertain=uncertain,
+                )
+            )
+        return dice
+
+    def _count_pips(self, frame: np.ndarray, regions: list[DieRegion]) -> list[Die]:
+        """Read every region by counting its pips (``pips.py``)."""
         dice = []
         for region in regions:
             pips = read_pips(frame, region)
@@ -72,18 +136,7 @@ class PipRecognizer:
                     uncertain=pips.uncertain,
                 )
             )
-        dice = _suppress_duplicates(dice)
-        t2 = time.perf_counter()
-        return Reading(
-            kind="pips",
-            dice=tuple(dice),
-            frame_size=(w, h),
-            timings_ms={
-                "detect": (t1 - t0) * 1000.0,
-                "pips": (t2 - t1) * 1000.0,
-                "total": (t2 - t0) * 1000.0,
-            },
-        )
+        return dice
 
 
 def _suppress_duplicates(dice: list[Die]) -> list[Die]:

@@ -1,0 +1,156 @@
+"""Read pip dice with a small trained CNN (``models/pipnet.onnx``) run by ``cv2.dnn``.
+
+Each region the finder reports is cut out as a square crop of ``SPAN`` die edges, turned
+along the die's edges and scaled to ``INPUT`` x ``INPUT`` pixels (``crop_die``). The net
+sees every crop of a frame in one forward pass and gives, per crop, a softmax over seven
+classes (pip values 1-6 and "not a die": a piece of shadow, rim or fluff the finder took
+for a die) and where the centre of the top face lies, as an offset from the crop's centre
+in crop widths. ``tools/train_pipnet.py`` makes the model; ``models/pipnet.json`` says
+how and what it scored.
+
+Only plain Conv, Relu, MaxPool, Flatten and Gemm layers at ONNX opset 11 are used, so the
+same file loads on OpenCV 4.6 (Debian 12, the Pi) and newer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from companion.vision.types import DieRegion, VisionError
+
+INPUT = 48  # side of the net's input crop in pixels
+SPAN = 1.5  # side of the crop in die edges (the finder's size): room for offsets and shadow
+CLASSES: tuple[int | None, ...] = (1, 2, 3, 4, 5, 6, None)  # None: not a die
+DEFAULT_MODEL = Path(__file__).resolve().parents[2] / "models" / "pipnet.onnx"
+# Below this softmax confidence a reading is flagged uncertain; see models/pipnet.json
+# for how often readings above and below it were right on the hold-out photos.
+SURE = 0.7
+
+
+@dataclass(frozen=True)
+class PipGuess:
+    """What the net made of one region: value (None: not a die), confidence, centre."""
+
+    value: int | None
+    confidence: float
+    uncertain: bool
+    center: tuple[float, float]  # centre of the top face in frame pixels
+
+
+def crop_die(
+    frame: np.ndarray, center: tuple[float, float], size: float, angle: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Cut the ``INPUT``-pixel square crop the net reads around a die.
+
+    The crop spans ``SPAN`` times ``size`` and is turned by ``angle`` degrees so the die's
+    edges run along the crop's. Returns the crop and the 2x3 matrix from crop pixels back
+    to frame pixels. Training cuts its crops with this same function.
+    """
+    cx, cy = float(center[0]), float(center[1])
+    scale = INPUT / (SPAN * max(float(size), 4.0))
+    m = cv2.getRotationMatrix2D((cx, cy), float(angle), scale)
+    m[0, 2] += INPUT / 2.0 - cx
+    m[1, 2] += INPUT / 2.0 - cy
+    interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+    crop = cv2.warpAffine(frame, m, (INPUT, INPUT), flags=interp, borderMode=cv2.BORDER_REPLICATE)
+    return crop, cv2.invertAffineTransform(m)
+
+
+def to_blob(crops: np.ndarray) -> np.ndarray:
+    """Turn uint8 BGR crops (N, INPUT, INPUT, 3) into the net's float input (N, 3, INPUT, INPUT).
+
+    Each crop is set to zero mean and unit spread over all its pixels and channels, so
+    dim or bright light and a camera's contrast matter less while colours stay apart.
+    Raises ``VisionError`` for anything but such a stack of crops.
+    """
+    if (
+        not isinstance(crops, np.ndarray)
+        or crops.dtype != np.uint8
+        or crops.ndim != 4
+        or crops.shape[1:] != (INPUT, INPUT, 3)
+    ):
+        got = crops.shape if isinstance(crops, np.ndarray) else type(crops).__name__
+        dtype = getattr(crops, "dtype", None)
+        raise VisionError(
+            f"the pip net reads uint8 BGR crops of shape (N, {INPUT}, {INPUT}, 3), got {got} "
+            f"of {dtype}; cut them with crop_die()"
+        )
+    x = crops.astype(np.float32) / 255.0
+    mean = x.mean(axis=(1, 2, 3), keepdims=True)
+    std = x.std(axis=(1, 2, 3), keepdims=True)
+    # The floor keeps a flat crop (empty tray) from blowing its noise up to full contrast.
+    x = (x - mean) / np.maximum(std, 0.04)
+    return np.ascontiguousarray(x.transpose(0, 3, 1, 2))
+
+
+class PipNet:
+    """The pip-value CNN, loaded once; reads every region of a frame in one pass."""
+
+    def __init__(self, path: Path | str = DEFAULT_MODEL, sure: float = SURE) -> None:
+        self.path = Path(path)
+        self.sure = sure
+        if not self.path.is_file():
+            raise VisionError(
+                f"pip model {self.path} not found; train it with tools/train_pipnet.py "
+                "or restore models/pipnet.onnx"
+            )
+        try:
+            self._net = cv2.dnn.readNetFromONNX(str(self.path))
+        except cv2.error as exc:
+            raise VisionError(
+                f"OpenCV cannot load the pip model {self.path} ({exc.msg.strip()}); "
+                "restore models/pipnet.onnx or train it again"
+            ) from None
+
+    def __repr__(self) -> str:
+        return f"PipNet({str(self.path)!r}, sure={self.sure})"
+
+    def classify(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Softmax over ``CLASSES`` (N, 7) and top-face offsets in crop widths (N, 2)."""
+        blob = to_blob(crops)
+        if len(blob) == 0:
+            return np.zeros((0, len(CLASSES)), np.float32), np.zeros((0, 2), np.float32)
+        self._net.setInput(blob)
+        out = np.asarray(self._net.forward(), np.float32).reshape(len(blob), -1)
+        if out.shape[1] != len(CLASSES) + 2:
+            raise VisionError(
+                f"pip model {self.path} gives {out.shape[1]} outputs per crop, expected "
+                f"{len(CLASSES) + 2}; it was not made by tools/train_pipnet.py"
+            )
+        logits = out[:, : len(CLASSES)]
+        e = np.exp(logits - logits.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True), out[:, len(CLASSES) :]
+
+    def read(self, frame: np.ndarray, regions: Sequence[DieRegion]) -> list[PipGuess]:
+        """Read each region of a BGR frame; one guess per region, in the same order."""
+        if not regions:
+            return []
+        cut = [crop_die(frame, r.center, r.size, r.angle) for r in regions]
+        probs, offsets = self.classify(np.stack([c for c, _ in cut]))
+        guesses = []
+        for (_, back), p, off in zip(cut, probs, offsets, strict=True):
+            k = int(np.argmax(p))
+            point = (INPUT / 2.0 + float(off[0]) * INPUT, INPUT / 2.0 + float(off[1]) * INPUT)
+            fx, fy = back @ np.array([point[0], point[1], 1.0])
+            confidence = float(p[k])
+            guesses.append(
+                PipGuess(
+                    value=CLASSES[k],
+                    confidence=round(confidence, 3),
+                    uncertain=confidence < self.sure,
+                    center=(float(fx), float(fy)),
+                )
+            )
+        return guesses
+
+
+def load_pipnet(path: Path | str = DEFAULT_MODEL) -> PipNet | None:
+    """The pip net at ``path``, or None when there is no such file (use the pip counter)."""
+    if not Path(path).is_file():
+        return None
+    return PipNet(path)
