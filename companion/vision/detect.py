@@ -9,9 +9,14 @@ it. Every size it uses is relative to the frame or to the dice themselves:
    lightness changes that shadows and uneven light explain do not count. The threshold
    comes from the noise of the score itself, with hysteresis, so a grey box lid and
    white paper both work.
-2. Close pips and glare holes; remove long straight strips (tray walls and rims);
-   estimate the die size from the blobs shaped like single dice (or take it from the
-   tray calibration); cut thin bridges with an opening half a die wide.
+2. Close pips and glare holes. Take the die size from the tray calibration or
+   estimate it: single dice, rows and bent chains of touching dice are all one die
+   wide, which the ridge of the distance transform measures; blobs shaped like one
+   die near that width refine it. Straight strips a quarter of the frame long are
+   left out of the estimate (tray walls and rims, whose crumbs look like small dice).
+   Then cut away the walls at the die's scale (strips six dice long, and the shorter
+   strips next to them: wall ends and tray corners), so a long column of touching
+   dice stays, and cut thin bridges with an opening half a die wide.
 3. Keep single-die blobs; split blobs of touching dice by clustering their pixels
    into the number of dice their area suggests (the count whose parts look most like
    dice wins); drop what cannot be a die.
