@@ -364,8 +364,9 @@ def find_dice(
     die_area = die * die
     if die * 6 > quarter:
         # A column of touching dice can be a quarter of the frame long too; knowing the
-        # die size, only strips six dice long are walls, and the shorter strips that
-        # carry them on are their ends and the tray's corners.
+        # die size, only strips six dice long are walls, and the shorter strips within
+        # half a die of them (a quarter at half resolution) are their ends and the
+        # tray's corners. Dice leaning on a wall lose at most that much.
         strips = _touching(strips, _wall_strips(half, int(die * 6)), int(die * 0.25))
     walls = cv2.resize(strips, full, interpolation=cv2.INTER_NEAREST)
     mask = cv2.bitwise_and(mask, cv2.bitwise_not(walls))
