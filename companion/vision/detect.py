@@ -179,13 +179,17 @@ def estimate_die_size(
     a wall: what is left of a wall, like a tray's corner, is often shaped like a die.
     """
     near_wall = None if walls is None else cv2.dilate(walls, np.ones((3, 3), np.uint8))
-    dist = cv2.distanceTransform(mask, cv2.DIST_L2, 5)
-    # Ragged blob borders give the raw distance map many tiny local maxima.
-    dist = cv2.GaussianBlur(dist, (5, 5), 0)
-    ridge = (dist >= cv2.dilate(dist, np.ones((3, 3), np.uint8)) - 1e-3) & (
-        dist >= 0.5 * min_die_px
+    # Widths are measured at half resolution: as good for the vote, four times faster.
+    half = cv2.resize(
+        mask, (mask.shape[1] // 2, mask.shape[0] // 2), interpolation=cv2.INTER_NEAREST
     )
-    widths = 2.0 * dist[ridge]
+    dist = cv2.distanceTransform(half, cv2.DIST_L2, 5)
+    # Ragged blob borders give the raw distance map many tiny local maxima.
+    dist = cv2.GaussianBlur(dist, (3, 3), 0)
+    ridge = (dist >= cv2.dilate(dist, np.ones((3, 3), np.uint8)) - 1e-3) & (
+        dist >= 0.25 * min_die_px
+    )
+    widths = 4.0 * dist[ridge]
     # A die bigger than a fifth of the frame is a tray or a sheet of paper, not a die.
     widths = widths[widths <= min(mask.shape) * 0.2]
     if widths.size == 0:
@@ -200,6 +204,9 @@ def estimate_die_size(
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     sides = []
     for c in contours:
+        _, _, bw, bh = cv2.boundingRect(c)
+        if (bw + 1) * (bh + 1) < 0.3 * width**2 or cv2.contourArea(c) > 1.8 * width**2:
+            continue  # too small or too big for one die, whatever its shape
         area, aspect, fill = _squareness(c)
         # A blob cut from a wall has its border along the cut.
         at_wall = near_wall is not None and bool(near_wall[c[:, 0, 1], c[:, 0, 0]].any())
