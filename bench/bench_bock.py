@@ -22,7 +22,7 @@ import cv2
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from companion.commands._pips import LabelledDie, match  # noqa: E402
+from companion.evaluation import LabelledDie, match  # noqa: E402
 from companion.vision.enrol import load_recognizer  # noqa: E402
 from companion.vision.faces import face_features  # noqa: E402
 from companion.vision.render import DEFAULT_PALETTE, frame_seed, render_throw  # noqa: E402
