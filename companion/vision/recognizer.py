@@ -20,6 +20,9 @@ class PipRecognizer:
 
     With a ``TrayProfile`` the search is limited to the tray and starts from the known die
     size; without one the whole frame is searched and the die size estimated per frame.
+    The found regions are read by the pip net (``pipnet.py``, ``models/pipnet.onnx``),
+    with the pips counted (``pips.py``) where the net is unsure; without the model file,
+    or with ``count_pips=True``, every region's pips are counted.
     """
 
     def __init__(
@@ -58,9 +61,9 @@ class PipRecognizer:
         regions = find_dice(frame, options, self._valid(frame.shape))
         t1 = time.perf_counter()
         if self.pipnet is not None:
-            dice = self._read_with_net(frame, regions)
+            dice = _read_with_net(self.pipnet, frame, regions)
         else:
-            dice = self._count_pips(frame, regions)
+            dice = _count_pips(frame, regions)
         dice = _suppress_duplicates(dice)
         t2 = time.perf_counter()
         return Reading(
@@ -74,69 +77,70 @@ class PipRecognizer:
             },
         )
 
-    def _read_with_net(self, frame: np.ndarray, regions: list[DieRegion]) -> list[Die]:
-        """Read every region in one pass of the net; drop what it takes for no die.
 
-        Where the net is unsure, the pips are counted too and a sure count wins: on the
-        hold-out photos the net was right on 97 % of the dice it was sure of but only on
-        about half of the rest, where a sure count does better (models/pipnet.json).
-        """
-        assert self.pipnet is not None
-        dice = []
-        for region, guess in zip(regions, self.pipnet.read(frame, regions), strict=True):
-            if guess.value is None:
-                continue
-            dx = guess.center[0] - region.center[0]
-            dy = guess.center[1] - region.center[1]
-            # The finder's blob includes the shadow and the sides; the net says where
-            # the top face is.
+def _read_with_net(net: PipNet, frame: np.ndarray, regions: list[DieRegion]) -> list[Die]:
+    """Read every region in one pass of the net; drop what it takes for no die.
+
+    Where the net is unsure, the pips are counted too and a sure count wins: on the
+    hold-out photos the net was right on 97 % of the dice it was sure of but only on
+    about half of the rest, where a sure count does better (models/pipnet.json).
+    """
+    dice = []
+    for region, guess in zip(regions, net.read(frame, regions), strict=True):
+        if guess.value is None:
+            continue
+        dx = guess.center[0] - region.center[0]
+        dy = guess.center[1] - region.center[1]
+        # The finder's blob includes the shadow and the sides; the net says where
+        # the top face is.
+        region = replace(
+            region,
+            center=guess.center,
+            corners=tuple((x + dx, y + dy) for x, y in region.corners),
+        )
+        value, confidence, uncertain = guess.value, guess.confidence, guess.uncertain
+        if uncertain:
+            count = read_pips(frame, region)
+            if count.value is not None and not count.uncertain:
+                value, confidence, uncertain = count.value, count.confidence, False
+        dice.append(
+            Die(
+                region=region,
+                value=value,
+                confidence=round(min(confidence, region.confidence or 1.0), 3),
+                uncertain=uncertain,
+            )
+        )
+    return dice
+
+
+def _count_pips(frame: np.ndarray, regions: list[DieRegion]) -> list[Die]:
+    """Read every region by counting its pips (``pips.py``)."""
+    dice = []
+    for region in regions:
+        pips = read_pips(frame, region)
+        if pips.value is None and not pips.pips:
+            # Die-shaped but without a single pip: a hole, a speck or a piece of rim.
+            continue
+        if pips.center is not None:
+            # The pips show where the top face is; the finder's blob includes the
+            # shadow and the sides.
+            dx = pips.center[0] - region.center[0]
+            dy = pips.center[1] - region.center[1]
             region = replace(
                 region,
-                center=guess.center,
+                center=pips.center,
                 corners=tuple((x + dx, y + dy) for x, y in region.corners),
             )
-            value, confidence, uncertain = guess.value, guess.confidence, guess.uncertain
-            if uncertain:
-                count = read_pips(frame, region)
-                if count.value is not None and not count.uncertain:
-                    value, confidence, uncertain = count.value, count.confidence, False
-            dice.append(
-                Die(
-                    region=region,
-                    value=value,
-                    confidence=round(min(confidence, region.confidence or 1.0), 3),
-                    uncertain=uncertain,
-                )
+        dice.append(
+            Die(
+                region=region,
+                value=pips.value,
+                confidence=round(min(pips.confidence, region.confidence or 1.0), 3),
+                uncertain=pips.uncertain,
             )
-        return dice
-
-    def _count_pips(self, frame: np.ndarray, regions: list[DieRegion]) -> list[Die]:
-        """Read every region by counting its pips (``pips.py``)."""
-        dice = []
-        for region in regions:
-            pips = read_pips(frame, region)
-            if pips.value is None and not pips.pips:
-                # Die-shaped but without a single pip: a hole, a speck or a piece of rim.
-                continue
-            if pips.center is not None:
-                # The pips show where the top face is; the finder's blob includes the
-                # shadow and the sides.
-                dx = pips.center[0] - region.center[0]
-                dy = pips.center[1] - region.center[1]
-                region = replace(
-                    region,
-                    center=pips.center,
-                    corners=tuple((x + dx, y + dy) for x, y in region.corners),
-                )
-            dice.append(
-                Die(
-                    region=region,
-                    value=pips.value,
-                    confidence=round(min(pips.confidence, region.confidence or 1.0), 3),
-                    uncertain=pips.uncertain,
-                )
-            )
-        return dice
+        )
+    return dice
 
 
 def _suppress_duplicates(dice: list[Die]) -> list[Die]:
