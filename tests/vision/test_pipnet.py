@@ -87,14 +87,17 @@ def test_finds_the_face_of_a_die_cut_off_centre(net):
     assert abs(guess.center[0] - 300) < 5 and abs(guess.center[1] - 200) < 5
 
 
-@pytest.mark.parametrize("seed", [11, 12, 13])
-def test_reads_rendered_throws(net, seed):
-    faces = [1, 2, 3, 4, 5, 6]
-    throw = render_throw(seed, 6, size=(640, 480), faces=faces)
-    regions = [DieRegion(d.center, d.size, d.angle, d.corners, 1.0) for d in throw.dice]
-    values = [g.value for g in net.read(throw.image, regions)]
-    right = sum(v == d.value for v, d in zip(values, throw.dice, strict=True))
-    assert right >= 5, values
+def test_reads_rendered_throws(net):
+    right = total = 0
+    for seed in range(11, 16):
+        for hard in (False, True):
+            throw = render_throw(seed, 6, size=(640, 480), hard=hard, faces=[1, 2, 3, 4, 5, 6])
+            regions = [DieRegion(d.center, d.size, d.angle, d.corners, 1.0) for d in throw.dice]
+            guesses = net.read(throw.image, regions)
+            right += sum(g.value == d.value for g, d in zip(guesses, throw.dice, strict=True))
+            total += len(throw.dice)
+    # 59 of 60 when the model was made; rendered throws other than the training ones.
+    assert total == 60 and right >= 58
 
 
 def test_the_empty_tray_is_not_a_die(net):
