@@ -137,3 +137,25 @@ def test_game_list_follows_a_new_game(server, phone):
     page.wait_for_function(
         f"document.querySelector(\"li[data-game-id='{game}'] .version\").textContent"
         ".includes('1')")
+
+
+def test_a_list_page_catches_up_on_changes_made_before_its_stream_opened(server, phone):
+    game = server.table.create_game("wacken", WACKEN_SETUP, PIN)
+    page = phone(f"{server.url}/join")
+    held = []
+    def hold(route):
+        held.append(route)
+
+    page.route("**/events*", hold)  # the stream waits until the change is made
+    page.goto(f"{server.url}/")
+    page.wait_for_selector(f"li[data-game-id='{game}']")
+    page.wait_for_function("window.DC !== undefined")
+    server.table.submit(game, {"action": "game_end", "reason": "rock_deck_empty"}, "Kim")
+    assert "0" in page.inner_text(f"li[data-game-id='{game}'] .version")
+    while not held:
+        page.wait_for_timeout(50)
+    held[0].continue_()
+    page.unroute("**/events*")
+    page.wait_for_function(
+        f"document.querySelector(\"li[data-game-id='{game}'] .version\").textContent"
+        ".includes('1')")

@@ -125,7 +125,9 @@
     const query = DC.gameId === null || DC.gameId === undefined ? "" : "?game=" + DC.gameId;
     const source = new EventSource("/events" + query);
     let polling = null;
-    source.onopen = function () { setLive(true); };
+    // On every (re)connect a page may have missed changes made before its stream was
+    // open (a list page reloads, then a game moves on): let it check once.
+    source.onopen = function () { setLive(true); if (DC.onOpen) DC.onOpen(); };
     source.onmessage = function (event) {
       let notice;
       try { notice = JSON.parse(event.data); } catch (err) { return; }
