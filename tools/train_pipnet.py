@@ -428,7 +428,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--photo-weight", type=int, default=2, help="times each photo sample is seen per epoch"
     )
-    parser.add_argument("--epochs", type=int, default=30)
+    parser.add_argument("--epochs", type=int, default=60)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--out", default=str(ROOT / "models" / "pipnet.onnx"))
     parser.add_argument("--holdout-from", help="metadata of a hold-out run to carry over")
