@@ -38,9 +38,9 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from companion.vision.detect import FinderOptions, check_frame, find_dice
+from companion.vision.detect import FinderOptions, check_frame
 from companion.vision.render import DEFAULT_PALETTE, FACES, Palette, face_texture
-from companion.vision.tray import TrayProfile
+from companion.vision.tray import TrayProfile, find_in_tray, finder_options
 from companion.vision.types import Die, DieRegion, Reading, VisionError
 
 # Radius of the sampled disc around the top-face centre, in die edges. The print covers
@@ -491,25 +491,12 @@ class BockRecognizer:
         self.profile = profile
         self.classifier = FaceClassifier(models, min_confidence=min_confidence)
         self.enrolled = tuple(sorted(models)) if models else ()
-        self._masks: dict[tuple[int, int], np.ndarray] = {}
 
     def __repr__(self) -> str:
         return f"BockRecognizer(profile={self.profile!r}, enrolled={self.enrolled!r})"
 
     def _options(self, width: int) -> FinderOptions:
-        if self.profile is not None and self.profile.die_size:
-            return FinderOptions(
-                die_size=self.profile.die_size * width / self.profile.frame_size[0]
-            )
-        return FinderOptions()
-
-    def _valid(self, shape: tuple[int, ...]) -> np.ndarray | None:
-        if self.profile is None:
-            return None
-        key = (shape[0], shape[1])
-        if key not in self._masks:
-            self._masks[key] = self.profile.valid_mask(shape)
-        return self._masks[key]
+        return finder_options(self.profile, width)
 
     def _gains(self) -> np.ndarray | None:
         if self.profile is None:
@@ -544,7 +531,7 @@ class BockRecognizer:
         check_frame(frame)
         h, w = frame.shape[:2]
         t0 = time.perf_counter()
-        regions = find_dice(frame, self._options(w), self._valid(frame.shape))
+        regions = find_in_tray(frame, self.profile)
         t1 = time.perf_counter()
         tops = self._locate(frame, regions, w)
         t2 = time.perf_counter()

@@ -8,10 +8,10 @@ from dataclasses import replace
 
 import numpy as np
 
-from companion.vision.detect import FinderOptions, check_frame, find_dice
+from companion.vision.detect import check_frame
 from companion.vision.pipnet import PipNet, load_pipnet
 from companion.vision.pips import read_pips
-from companion.vision.tray import TrayProfile
+from companion.vision.tray import TrayProfile, find_in_tray
 from companion.vision.types import Die, DieRegion, Reading
 
 
@@ -35,30 +35,16 @@ class PipRecognizer:
         # The trained net reads better and faster than counting pips (models/pipnet.json);
         # the counter stays for a checkout without the model file, or when asked for.
         self.pipnet = None if count_pips else pipnet or load_pipnet()
-        self._masks: dict[tuple[int, int], np.ndarray] = {}
 
     def __repr__(self) -> str:
         return f"PipRecognizer(profile={self.profile!r}, pipnet={self.pipnet!r})"
-
-    def _valid(self, shape: tuple[int, ...]) -> np.ndarray | None:
-        if self.profile is None:
-            return None
-        key = (shape[0], shape[1])
-        if key not in self._masks:
-            self._masks[key] = self.profile.valid_mask(shape)
-        return self._masks[key]
 
     def read(self, frame: np.ndarray) -> Reading:
         """Find and read every die in a BGR frame; timings per stage in ``timings_ms``."""
         check_frame(frame)
         h, w = frame.shape[:2]
         t0 = time.perf_counter()
-        options = FinderOptions()
-        if self.profile is not None and self.profile.die_size:
-            # A profile made at another resolution still gives the die size to scale.
-            fx = w / self.profile.frame_size[0]
-            options = FinderOptions(die_size=self.profile.die_size * fx)
-        regions = find_dice(frame, options, self._valid(frame.shape))
+        regions = find_in_tray(frame, self.profile)
         t1 = time.perf_counter()
         if self.pipnet is not None:
             dice = _read_with_net(self.pipnet, frame, regions)

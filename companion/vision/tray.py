@@ -7,6 +7,7 @@ inside the tray only and starts from the known die size.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from dataclasses import dataclass
@@ -15,8 +16,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from companion.vision.detect import check_frame, find_dice
-from companion.vision.types import VisionError
+from companion.vision.detect import FinderOptions, check_frame, find_dice
+from companion.vision.types import DieRegion, VisionError
 
 PROFILE_VERSION = 1
 
@@ -113,6 +114,27 @@ class TrayProfile:
             return cls.from_dict(data)
         except TrayProfileError as exc:
             raise TrayProfileError(f"{path}: {exc}") from None
+
+
+def finder_options(profile: TrayProfile | None, width: int) -> FinderOptions:
+    """The finder's options for a frame ``width`` pixels wide: the profile's die size, scaled
+    when the profile was made at another resolution; without a size the finder estimates."""
+    if profile is None or not profile.die_size:
+        return FinderOptions()
+    return FinderOptions(die_size=profile.die_size * width / profile.frame_size[0])
+
+
+@functools.lru_cache(maxsize=8)
+def _tray_mask(profile: TrayProfile, height: int, width: int) -> np.ndarray:
+    # The same few frame sizes come again and again: draw each tray polygon once.
+    return profile.valid_mask((height, width))
+
+
+def find_in_tray(frame: np.ndarray, profile: TrayProfile | None) -> list[DieRegion]:
+    """Find the dice of a frame, inside the tray and at the die size when a profile is given."""
+    h, w = frame.shape[:2]
+    mask = None if profile is None else _tray_mask(profile, h, w)
+    return find_dice(frame, finder_options(profile, w), mask)
 
 
 def update_profile_file(path: Path | str, values: dict) -> None:
