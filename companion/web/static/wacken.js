@@ -40,11 +40,16 @@
     return data;
   }
 
+  // Typing fires a preview per key; answers can arrive out of order, so only the
+  // answer to the latest question may be shown.
+  let asked = 0;
   async function preview() {
+    const mine = ++asked;
     const out = document.getElementById("preview");
     const response = await fetch("/games/" + DC.gameId + "/wacken/preview", {
       method: "POST", body: fields(), headers: { "X-CSRF-Token": DC.csrf, Accept: "application/json" } });
     const data = await response.json().catch(function () { return null; });
+    if (mine !== asked) return;
     if (!response.ok) { DC.put(out, el("p", { class: "muted" }, (data && data.error) || "")); return; }
     DC.put(out, arithmetic(data.result));
   }
