@@ -3,7 +3,7 @@
 The finder knows nothing about pips or faces, so pip dice and Rock the Bock dice share
 it. Every size it uses is relative to the frame or to the dice themselves:
 
-1. Shrink the frame to about ``WORK_SIDE`` pixels. Estimate the empty tray with a
+1. Shrink the frame to about ``FinderOptions.work_side`` pixels. Estimate the empty tray with a
    coarse median (dice are small against the tray, so the median of a coarse cell is
    the floor under them) and score every pixel by its colour distance (YCrCb) from it;
    lightness changes that shadows and uneven light explain do not count. The threshold
@@ -42,6 +42,7 @@ class FinderOptions:
     """Knobs of the die finder; the defaults suit a top-down camera over a tray."""
 
     die_size: float | None = None  # expected die edge in frame pixels (from calibration)
+    work_side: int = WORK_SIDE  # longer side of the frame the finder works on, in pixels
     min_die_px: float = 6.0  # smallest die edge worth reporting, in working pixels
     noise_sigmas: float = 5.0  # foreground threshold in robust sigmas of the score
     min_threshold: float = 4.0  # floor of the foreground threshold (YCrCb units)
@@ -60,10 +61,19 @@ def check_frame(frame: np.ndarray) -> None:
         raise VisionError(f"frame of {frame.shape[1]}x{frame.shape[0]} px is too small to read")
 
 
-def working_scale(frame_shape: tuple[int, ...]) -> float:
+# A die known to be this big (frame pixels) keeps at least this many working pixels,
+# whatever the work side: enough for the finder's morphology at the die's scale.
+MIN_WORK_DIE = 16.0
+
+
+def working_scale(frame_shape: tuple[int, ...], options: FinderOptions | None = None) -> float:
     """Factor that maps frame pixels to the finder's working pixels (≤ 1)."""
+    options = options or FinderOptions()
     side = max(frame_shape[0], frame_shape[1])
-    return min(1.0, WORK_SIDE / side)
+    scale = options.work_side / side
+    if options.die_size:
+        scale = max(scale, MIN_WORK_DIE / options.die_size)
+    return min(1.0, scale)
 
 
 def _shrink(frame: np.ndarray, scale: float) -> np.ndarray:
@@ -342,7 +352,7 @@ def find_dice(
     """
     check_frame(frame)
     options = options or FinderOptions()
-    scale = working_scale(frame.shape)
+    scale = working_scale(frame.shape, options)
     if scale < 1.0:
         work = _shrink(frame, scale)
         if valid is not None:

@@ -16,7 +16,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from companion.vision.detect import FinderOptions, check_frame, find_dice
+from companion.vision.detect import WORK_SIDE, FinderOptions, check_frame, find_dice
 from companion.vision.types import DieRegion, VisionError
 
 PROFILE_VERSION = 1
@@ -116,12 +116,16 @@ class TrayProfile:
             raise TrayProfileError(f"{path}: {exc}") from None
 
 
-def finder_options(profile: TrayProfile | None, width: int) -> FinderOptions:
+def finder_options(
+    profile: TrayProfile | None, width: int, work_side: int = WORK_SIDE
+) -> FinderOptions:
     """The finder's options for a frame ``width`` pixels wide: the profile's die size, scaled
     when the profile was made at another resolution; without a size the finder estimates."""
     if profile is None or not profile.die_size:
-        return FinderOptions()
-    return FinderOptions(die_size=profile.die_size * width / profile.frame_size[0])
+        return FinderOptions(work_side=work_side)
+    return FinderOptions(
+        die_size=profile.die_size * width / profile.frame_size[0], work_side=work_side
+    )
 
 
 @functools.lru_cache(maxsize=8)
@@ -130,11 +134,16 @@ def _tray_mask(profile: TrayProfile, height: int, width: int) -> np.ndarray:
     return profile.valid_mask((height, width))
 
 
-def find_in_tray(frame: np.ndarray, profile: TrayProfile | None) -> list[DieRegion]:
-    """Find the dice of a frame, inside the tray and at the die size when a profile is given."""
+def find_in_tray(
+    frame: np.ndarray, profile: TrayProfile | None, work_side: int = WORK_SIDE
+) -> list[DieRegion]:
+    """Find the dice of a frame, inside the tray and at the die size when a profile is given.
+
+    ``work_side`` is the finder's working resolution (``FinderOptions.work_side``).
+    """
     h, w = frame.shape[:2]
     mask = None if profile is None else _tray_mask(profile, h, w)
-    return find_dice(frame, finder_options(profile, w), mask)
+    return find_dice(frame, finder_options(profile, w, work_side), mask)
 
 
 def update_profile_file(path: Path | str, values: dict) -> None:

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from pipdraw import frame_with_dice, photos_dir
 
-from companion.vision.detect import FinderOptions, find_dice
+from companion.vision.detect import MIN_WORK_DIE, FinderOptions, find_dice, working_scale
 from companion.vision.types import VisionError
 
 COLOURS = [
@@ -36,6 +36,27 @@ def test_finds_each_die_of_every_colour_with_its_centre_and_size():
         assert 0 <= r.angle < 90
         assert len(r.corners) == 4
         assert 0 < r.confidence <= 1
+
+
+@pytest.mark.parametrize("work_side", [320, 480, 640])
+def test_finds_the_same_dice_at_every_working_side(work_side):
+    dice = [(100, 100, 10, 1), (250, 120, 33, 2), (400, 300, 0, 3), (520, 200, 60, 4)]
+    frame = frame_with_dice(dice, colours=COLOURS)
+    regions = find_dice(frame, FinderOptions(work_side=work_side))
+    assert len(regions) == 4
+    for x, y, _, _ in dice:
+        assert _nearest(regions, x, y) < 4
+    # Sizes come back in frame pixels whatever the working scale.
+    assert all(36 <= r.size <= 50 for r in regions)
+
+
+def test_working_scale_follows_the_work_side_but_keeps_known_dice_big_enough():
+    assert working_scale((480, 640, 3)) == pytest.approx(480 / 640)
+    assert working_scale((480, 640, 3), FinderOptions(work_side=320)) == pytest.approx(0.5)
+    assert working_scale((100, 200, 3), FinderOptions(work_side=320)) == 1.0  # never enlarged
+    # A calibrated die of 40 px at 320 of 1280 would shrink to 10 px: kept at 16.
+    small = FinderOptions(die_size=40, work_side=320)
+    assert working_scale((960, 1280, 3), small) * 40 == pytest.approx(MIN_WORK_DIE)
 
 
 def test_splits_two_dice_lying_edge_to_edge():
