@@ -88,6 +88,28 @@ def to_blob(crops: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(x.transpose(0, 3, 1, 2))
 
 
+def view_of(crops: np.ndarray, k: int) -> np.ndarray:
+    """View ``k`` (0..7) of a stack of crops: k % 4 quarter turns, mirrored when k ≥ 4."""
+    turned = np.rot90(crops, k % 4, axes=(1, 2))
+    if k >= 4:
+        turned = turned[:, :, ::-1]
+    return np.ascontiguousarray(turned)
+
+
+def unview_offsets(offsets: np.ndarray, k: int) -> np.ndarray:
+    """Map top-face offsets (N, 2) measured in view ``k`` back to the unturned crop.
+
+    ``np.rot90`` by one quarter moves a point at offset (x, y) from the centre to (y, -x)
+    (x to the right, y down); mirroring negates x. Undo the mirror first, then the turns.
+    """
+    x, y = offsets[:, 0].copy(), offsets[:, 1].copy()
+    if k >= 4:
+        x = -x
+    for _ in range(k % 4):
+        x, y = -y, x
+    return np.stack([x, y], axis=1)
+
+
 class PipNet:
     """The pip-value CNN, loaded once; reads every region of a frame in one pass."""
 
@@ -126,12 +148,35 @@ class PipNet:
         e = np.exp(logits - logits.max(axis=1, keepdims=True))
         return e / e.sum(axis=1, keepdims=True), out[:, len(CLASSES) :]
 
-    def read(self, frame: np.ndarray, regions: Sequence[DieRegion]) -> list[PipGuess]:
-        """Read each region of a BGR frame; one guess per region, in the same order."""
+    def classify_views(
+        self, crops: np.ndarray, views: int = 1
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Like ``classify``, averaged over ``views`` symmetries of each crop (1, 4 or 8).
+
+        A die looks the same turned by a quarter or mirrored, but the net's errors do not:
+        averaging what it says of the turned and mirrored crops corrects many of them.
+        """
+        if views not in (1, 4, 8):
+            raise VisionError(f"views must be 1, 4 or 8, got {views}")
+        if views == 1 or len(crops) == 0:
+            return self.classify(crops)
+        stack = np.concatenate([view_of(crops, k) for k in range(views)])
+        probs, offsets = self.classify(stack)
+        n = len(crops)
+        back = [unview_offsets(offsets[k * n : (k + 1) * n], k) for k in range(views)]
+        return probs.reshape(views, n, -1).mean(axis=0), np.mean(back, axis=0)
+
+    def read(
+        self, frame: np.ndarray, regions: Sequence[DieRegion], views: int = 1
+    ) -> list[PipGuess]:
+        """Read each region of a BGR frame; one guess per region, in the same order.
+
+        ``views`` > 1 averages over turned and mirrored crops (``classify_views``).
+        """
         if not regions:
             return []
         cut = [crop_die(frame, r.center, r.size, r.angle) for r in regions]
-        probs, offsets = self.classify(np.stack([c for c, _ in cut]))
+        probs, offsets = self.classify_views(np.stack([c for c, _ in cut]), views)
         guesses = []
         for (_, back), p, off in zip(cut, probs, offsets, strict=True):
             k = int(np.argmax(p))

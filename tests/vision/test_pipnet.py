@@ -19,6 +19,8 @@ from companion.vision.pipnet import (
     crop_die,
     load_pipnet,
     to_blob,
+    unview_offsets,
+    view_of,
 )
 from companion.vision.recognizer import PipRecognizer
 from companion.vision.render import render_throw
@@ -128,6 +130,40 @@ def test_one_batch_reads_like_single_crops(net):
         np.testing.assert_allclose(p[0], probs[k], atol=1e-4)
         np.testing.assert_allclose(o[0], offsets[k], atol=1e-4)
     assert [CLASSES[i] for i in probs.argmax(axis=1)] == [2, 6, 3]
+
+
+@pytest.mark.parametrize("k", range(8))
+def test_views_turn_and_mirror_and_offsets_map_back(k):
+    crops = np.zeros((1, INPUT, INPUT, 3), np.uint8)
+    crops[0, 10, 30] = 255  # one bright pixel at column 30, row 10
+    original = np.array([[(30 + 0.5) / INPUT - 0.5, (10 + 0.5) / INPUT - 0.5]])
+    row, col = np.argwhere(view_of(crops, k)[0, :, :, 0])[0]
+    seen = np.array([[(col + 0.5) / INPUT - 0.5, (row + 0.5) / INPUT - 0.5]])
+    np.testing.assert_allclose(unview_offsets(seen, k), original, atol=1e-9)
+    # The eight views put the pixel in eight different places.
+    places = {tuple(np.argwhere(view_of(crops, j)[0, :, :, 0])[0]) for j in range(8)}
+    assert len(places) == 8
+
+
+def test_views_average_the_net_over_turned_and_mirrored_crops(net):
+    frame = frame_with_dice([(100, 100, 10, 2), (300, 250, 40, 6), (500, 120, 70, 3)], seed=4)
+    centres = [(100, 100), (300, 250), (500, 120)]
+    angles = (10, 40, 70)
+    crops = np.stack([crop_die(frame, c, 40.0, a)[0] for c, a in zip(centres, angles, strict=True)])
+    probs, offsets = net.classify_views(crops, views=8)
+    assert probs.shape == (3, len(CLASSES)) and offsets.shape == (3, 2)
+    np.testing.assert_allclose(probs.sum(axis=1), 1.0, atol=1e-5)
+    assert [CLASSES[i] for i in probs.argmax(axis=1)] == [2, 6, 3]
+    # The mean of the eight views' answers, each turned back to the unturned crop.
+    p7, o7 = net.classify(view_of(crops, 7))
+    p0, _ = net.classify(crops)
+    assert not np.allclose(p7, p0)  # the views do differ, so the average is not trivial
+    mean = np.mean([net.classify(view_of(crops, k))[0] for k in range(8)], axis=0)
+    np.testing.assert_allclose(probs, mean, atol=1e-5)
+    # The drawn dice lie in the crops' middle: every view agrees on that.
+    assert np.abs(offsets).max() < 0.1 and np.abs(unview_offsets(o7, 7)).max() < 0.1
+    with pytest.raises(VisionError, match="views must be 1, 4 or 8"):
+        net.classify_views(crops, views=3)
 
 
 def test_no_regions_no_forward_pass(net):
