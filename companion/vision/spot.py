@@ -1,0 +1,263 @@
+"""Spot Rock the Bock dice with a small trained fully-convolutional net (``models/bockspot.onnx``).
+
+The classical finder (``companion.vision.detect``) separates dice from the tray by colour
+and splits blobs by shape; touching dice, dark wolf faces on dark trays and side walls
+are where it slips. The spotter instead looks at the whole frame at once:
+
+1. The frame is shrunk (pixel-area averaging) so its longer side is ``WORK_LONG`` pixels:
+   a 1280x960 frame becomes 320x240, where a die's top face is 14-20 pixels wide. With a
+   calibrated die size the scale is chosen so a die is about ``WORK_DIE`` pixels wide
+   instead, when the plain scale would make it smaller or larger than the net was
+   trained on. Width and height are padded (edge pixels repeated) to a multiple of
+   ``ALIGN``, so the net's coarse and fine maps line up.
+2. Each colour channel is set to zero mean and unit spread over the frame
+   (``to_blob``): a colour cast or dim light multiplies a channel, which this undoes.
+3. The net gives, per output cell (``STRIDE`` working pixels), six maps: the logit that a
+   top face's centre lies in the cell (a CenterNet-style peak), the centre's offset from
+   the cell in cells (x, y), the log of the edge length over ``SIZE_UNIT`` working
+   pixels, and cos 4θ, sin 4θ of the face's turn θ (a square repeats every 90°).
+4. ``decode``: cells that are the maximum of their 3x3 neighbourhood and above the
+   threshold become ``DieRegion`` s in frame pixels; a weaker peak closer than half an
+   edge to a stronger one is the same die and dropped.
+
+The net: a 4x4 stride-4 convolution cuts the working image into patches; four 3x3
+convolutions at stride 8 (one dilated) see about three dice around each cell, enough to
+tell where one touching die ends and the next begins; a 2x2 stride-2 transposed
+convolution brings them back to stride 4 (each of the four finer cells with its own
+weights, so it knows where in the coarse cell it lies), joined with the patch features
+and mixed by a 1x1 and a 3x3 convolution into the six maps. Only Conv, ConvTranspose,
+Relu and Concat at ONNX opset 11 are in the model (batch norm is folded into the
+convolutions), so OpenCV 4.6 loads it.
+``tools/train_spotter.py`` makes it from rendered frames; ``models/bockspot.json`` says
+how and what it scored.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from companion.vision.detect import check_frame
+from companion.vision.tray import TrayProfile
+from companion.vision.types import DieRegion, VisionError
+
+WORK_LONG = 320  # longer side of the working image in pixels
+WORK_DIE = 17.0  # die edge in working pixels the net sees most (1280x960 frames: 14-20)
+STRIDE = 4  # working pixels per output cell
+ALIGN = 8  # the working image is padded to a multiple of this (the net's coarsest stride)
+SIZE_UNIT = 16.0  # the size map holds log(edge / SIZE_UNIT), edge in working pixels
+MAPS = 6  # heat logit, dx, dy, log size, cos 4θ, sin 4θ
+THRESHOLD = 0.35  # peak probability above which a cell's die is reported
+# The working image is never made smaller or larger than this, whatever the die size.
+_LONG_RANGE = (160, 640)
+# Die sizes (working pixels) the net was trained on; outside them a calibrated size
+# rescales the working image.
+_TRAINED_DIE = (11.0, 26.0)
+DEFAULT_MODEL = Path(__file__).resolve().parents[2] / "models" / "bockspot.onnx"
+
+
+class SpotterError(VisionError):
+    """The spotter model is missing, broken or does not give the maps it should."""
+
+
+def working_scale(width: int, height: int, die_size: float | None = None) -> float:
+    """Factor from frame pixels to working pixels for a ``width`` x ``height`` frame.
+
+    ``die_size`` (frame pixels, from a calibration) moves the scale only when the plain
+    scale would put the die outside the sizes the net was trained on.
+    """
+    longest = max(width, height)
+    scale = WORK_LONG / longest
+    if die_size:
+        die = die_size * scale
+        if not _TRAINED_DIE[0] <= die <= _TRAINED_DIE[1]:
+            scale = WORK_DIE / die_size
+            lo, hi = _LONG_RANGE
+            scale = min(max(scale, lo / longest), hi / longest)
+    return scale
+
+
+def to_working(frame: np.ndarray, scale: float) -> np.ndarray:
+    """The frame resized by ``scale`` and padded to a multiple of ``ALIGN`` (uint8 BGR)."""
+    h, w = frame.shape[:2]
+    size = (max(ALIGN, round(w * scale)), max(ALIGN, round(h * scale)))
+    work = frame
+    # Area averaging by exactly two has a fast path in OpenCV: halving twice and then
+    # averaging the rest costs a twentieth of one step by four (1280x960 to 320x240),
+    # and the result differs by at most one grey level.
+    while work.shape[1] >= 2 * size[0] and work.shape[0] >= 2 * size[1]:
+        half = (work.shape[1] // 2, work.shape[0] // 2)
+        work = cv2.resize(work, half, interpolation=cv2.INTER_AREA)
+    if (work.shape[1], work.shape[0]) != size:
+        interp = cv2.INTER_AREA if size[0] < work.shape[1] else cv2.INTER_LINEAR
+        work = cv2.resize(work, size, interpolation=interp)
+    pad_x, pad_y = -size[0] % ALIGN, -size[1] % ALIGN
+    if pad_x or pad_y:
+        work = cv2.copyMakeBorder(work, 0, pad_y, 0, pad_x, cv2.BORDER_REPLICATE)
+    return work
+
+
+def to_blob(work: np.ndarray) -> np.ndarray:
+    """The net's input (1, 3, H, W) float32: each channel at zero mean and unit spread.
+
+    The spread has a floor so a nearly flat frame (an empty tray in the dark) does not
+    have its noise blown up to full contrast.
+    """
+    mean, std = cv2.meanStdDev(work)
+    gain = 1.0 / np.maximum(std.ravel(), 4.0)
+    # One pass of a 3x4 affine colour map does the subtraction and the division.
+    m = np.zeros((3, 4), np.float32)
+    m[[0, 1, 2], [0, 1, 2]] = gain
+    m[:, 3] = -mean.ravel() * gain
+    return cv2.dnn.blobFromImage(cv2.transform(work.astype(np.float32), m))
+
+
+def frame_to_cell(x: float, y: float, scale: float) -> tuple[float, float]:
+    """Frame pixel coordinates to output-cell coordinates (cell (0, 0) at the origin)."""
+    return ((x + 0.5) * scale - 0.5) / STRIDE, ((y + 0.5) * scale - 0.5) / STRIDE
+
+
+def cell_to_frame(u: float, v: float, scale: float) -> tuple[float, float]:
+    """Output-cell coordinates back to frame pixel coordinates (``frame_to_cell`` inverted)."""
+    return (u * STRIDE + 0.5) / scale - 0.5, (v * STRIDE + 0.5) / scale - 0.5
+
+
+def square_corners(
+    center: tuple[float, float], edge: float, angle: float
+) -> tuple[tuple[float, float], ...]:
+    """Corners of a square of ``edge`` turned by ``angle`` degrees, clockwise on screen."""
+    a = math.radians(angle)
+    ux, uy = math.cos(a) * edge / 2, math.sin(a) * edge / 2
+    cx, cy = center
+    return (
+        (cx - ux + uy, cy - uy - ux),
+        (cx + ux + uy, cy + uy - ux),
+        (cx + ux - uy, cy + uy + ux),
+        (cx - ux - uy, cy - uy + ux),
+    )
+
+
+def decode(maps: np.ndarray, scale: float, threshold: float = THRESHOLD) -> list[DieRegion]:
+    """Turn the net's maps (``MAPS``, H, W) into dice in frame pixels, surest first.
+
+    A die is a cell whose peak probability is the largest of its 3x3 neighbours and at
+    least ``threshold``; a weaker peak within half an edge of a stronger one is dropped.
+    """
+    if maps.ndim != 3 or maps.shape[0] != MAPS:
+        raise SpotterError(f"expected spotter maps of shape ({MAPS}, H, W), got {maps.shape}")
+    logit = np.ascontiguousarray(maps[0], np.float32)
+    prob = 1.0 / (1.0 + np.exp(-np.clip(logit, -30.0, 30.0)))
+    peak = (prob >= cv2.dilate(prob, np.ones((3, 3), np.uint8))) & (prob >= threshold)
+    ys, xs = np.nonzero(peak)
+    order = np.argsort(-prob[ys, xs], kind="stable")
+    kept: list[tuple[float, float, float]] = []
+    out = []
+    for k in order:
+        y, x = int(ys[k]), int(xs[k])
+        u = x + float(maps[1, y, x])
+        v = y + float(maps[2, y, x])
+        edge_cells = SIZE_UNIT * math.exp(float(np.clip(maps[3, y, x], -3.0, 3.0))) / STRIDE
+        if any(math.hypot(u - ku, v - kv) < 0.5 * max(edge_cells, ke) for ku, kv, ke in kept):
+            continue
+        kept.append((u, v, edge_cells))
+        center = cell_to_frame(u, v, scale)
+        edge = edge_cells * STRIDE / scale
+        angle = math.degrees(math.atan2(float(maps[5, y, x]), float(maps[4, y, x]))) / 4.0 % 90.0
+        out.append(
+            DieRegion(
+                center=(float(center[0]), float(center[1])),
+                size=float(edge),
+                angle=float(angle),
+                corners=square_corners(center, edge, angle),
+                confidence=round(float(prob[y, x]), 4),
+            )
+        )
+    return out
+
+
+@functools.lru_cache(maxsize=8)
+def _tray_mask(profile: TrayProfile, height: int, width: int) -> np.ndarray:
+    # The same frame size comes again and again: draw each tray polygon once.
+    return profile.valid_mask((height, width))
+
+
+class BockSpotter:
+    """The die-spotting net, loaded once; finds every Rock the Bock die of a frame."""
+
+    def __init__(self, path: Path | str = DEFAULT_MODEL, threshold: float = THRESHOLD) -> None:
+        self.path = Path(path)
+        self.threshold = threshold
+        if not self.path.is_file():
+            raise SpotterError(
+                f"spotter model {self.path} not found; train it with tools/train_spotter.py "
+                "or restore models/bockspot.onnx"
+            )
+        try:
+            self._net = cv2.dnn.readNetFromONNX(str(self.path))
+        except cv2.error as exc:
+            raise SpotterError(
+                f"OpenCV cannot load the spotter model {self.path} ({exc.msg.strip()}); "
+                "restore models/bockspot.onnx or train it again"
+            ) from None
+
+    def __repr__(self) -> str:
+        return f"BockSpotter({str(self.path)!r}, threshold={self.threshold})"
+
+    def maps(self, frame: np.ndarray, die_size: float | None = None) -> tuple[np.ndarray, float]:
+        """The net's maps (``MAPS``, H, W) for a BGR frame, and the working scale used."""
+        check_frame(frame)
+        h, w = frame.shape[:2]
+        scale = working_scale(w, h, die_size)
+        work = to_working(frame, scale)
+        self._net.setInput(to_blob(work))
+        try:
+            out = np.asarray(self._net.forward(), np.float32)
+        except cv2.error as exc:
+            raise SpotterError(
+                f"the spotter model {self.path} failed on a {w}x{h} frame ({exc.msg.strip()});"
+                " restore models/bockspot.onnx or train it again"
+            ) from None
+        cells = (work.shape[0] // STRIDE, work.shape[1] // STRIDE)
+        if out.ndim != 4 or out.shape[:2] != (1, MAPS) or out.shape[2:] != cells:
+            raise SpotterError(
+                f"spotter model {self.path} gives maps of shape {out.shape}, expected"
+                f" (1, {MAPS}, {cells[0]}, {cells[1]}); it was not made by tools/train_spotter.py"
+            )
+        return out[0], scale
+
+    def spot(self, frame: np.ndarray, profile: TrayProfile | None = None) -> list[DieRegion]:
+        """Every die of a BGR frame as a ``DieRegion`` (top face), surest first.
+
+        With a ``profile``, dice whose centre lies outside the tray are dropped, and a
+        calibrated die size steers the working scale (``working_scale``). It does not
+        replace the net's edge of each die: the calibration measures the classical
+        finder's outline, which takes in side walls (about 1.3 top-face edges on
+        rendered frames).
+        """
+        h, w = frame.shape[:2] if isinstance(frame, np.ndarray) and frame.ndim >= 2 else (0, 0)
+        known = None
+        if profile is not None and profile.die_size:
+            known = profile.die_size * w / profile.frame_size[0]
+        maps, scale = self.maps(frame, known)
+        dice = decode(maps, scale, self.threshold)
+        if profile is None:
+            return dice
+        mask = _tray_mask(profile, h, w)
+        inside = []
+        for d in dice:
+            x = min(max(int(round(d.center[0])), 0), w - 1)
+            y = min(max(int(round(d.center[1])), 0), h - 1)
+            if mask[y, x]:
+                inside.append(d)
+        return inside
+
+
+def load_spotter(path: Path | str = DEFAULT_MODEL) -> BockSpotter | None:
+    """The spotter at ``path``, or None when there is no such file (use the classical finder)."""
+    if not Path(path).is_file():
+        return None
+    return BockSpotter(path)

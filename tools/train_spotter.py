@@ -1,0 +1,578 @@
+"""Train the Rock the Bock die spotter ``models/bockspot.onnx`` on rendered frames only.
+
+Needs torch, which the project does not depend on; training runs in its own venv::
+
+    /work/train-venv/bin/python tools/train_spotter.py              # writes models/bockspot.*
+    /work/train-venv/bin/python tools/train_spotter.py --frames 200 --epochs 2 --out /tmp/s.onnx
+
+Data: ``--frames`` throws drawn by ``companion.vision.render.render_throw`` with seeds
+``frame_seed(--seed, i)`` (the evaluation folders use 9001 and 9002, tuning used 4242;
+the default training seed 31 and its frame seeds do not meet them). Each throw has 1-10
+dice (10 in a third of them), normal or hard light (half each), at 640x480 to 1280x960,
+and, for three throws in four, a random palette: random face backgrounds and skull
+colours, a random die body and a random wolf background, so the spotter learns "a
+rounded square with a skull on it", not the colours of one set. Frames are shrunk to
+the working size exactly as at run time (``companion.vision.spot.to_working``) and the
+truth (top-face centre, edge, turn) mapped along.
+
+Each epoch cuts fresh ``--crop`` square crops of those working images: scaled by 0.75-1.35
+(dice of other sizes), mirrored and transposed (turns), colour channels swapped,
+gamma, blur and noise varied. Loss: the CenterNet focal loss on the peak map against
+Gaussian peaks at the die centres, and L1 on offset, log size and cos/sin 4θ at the cells
+near each centre (any of them may end up the peak). The model is a plain ONNX graph of
+Conv and Relu (batch norm folded in; opset 11) so OpenCV 4.6 loads it, and
+``models/bockspot.json`` records how it was made and what it scored on a tuning folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import math
+import multiprocessing
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import onnx
+import torch
+from onnx import TensorProto, helper, numpy_helper
+from torch import nn
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the script runs from a venv that need not install the project
+
+from companion.evaluation import LabelledDie, match  # noqa: E402
+from companion.vision.render import (  # noqa: E402
+    DEFAULT_PALETTE,
+    FACES,
+    FaceLook,
+    Palette,
+    frame_seed,
+    render_throw,
+)
+from companion.vision.spot import (  # noqa: E402
+    MAPS,
+    SIZE_UNIT,
+    STRIDE,
+    BockSpotter,
+    to_blob,
+    to_working,
+    working_scale,
+)
+
+FRAME_SIZES = ((640, 480), (800, 600), (960, 720), (1280, 960))
+STEM = 24  # channels of the 4x4 stride-4 patch convolution
+# (out channels, stride, dilation) of the 3x3 convolutions after the stem: the first
+# halves the maps again (stride 8), the dilated one widens the view to about three dice.
+TRUNK = ((32, 2, 1), (32, 1, 1), (32, 1, 2), (32, 1, 1))
+UP = 24  # channels of the 2x2 stride-2 transposed convolution back to stride 4
+FUSE = 16  # channels of the 1x1 and 3x3 convolutions that join it with the stem
+
+
+def random_palette(rng: np.random.Generator) -> Palette:
+    """A Rock the Bock set of random colours: faces, skulls, wolf and body all drawn anew."""
+
+    def colour(lo: int = 0, hi: int = 256) -> tuple[int, int, int]:
+        b, g, r = (int(v) for v in rng.integers(lo, hi, 3))
+        return (b, g, r)
+
+    looks = []
+    for face in FACES:
+        if face == "bock":
+            bg, icon = colour(170, 256), colour(0, 90)  # a dark skull on a light face
+        elif face == "wolf":
+            bg, icon = colour(15, 120), colour(120, 240)  # a light skull on a dark face
+        else:
+            # A saturated player colour: one or two channels high, the rest low.
+            hsv = np.array(
+                [[[rng.integers(0, 180), rng.integers(120, 256), rng.integers(110, 250)]]],
+                np.uint8,
+            )
+            b, g, r = (int(v) for v in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
+            bg, icon = (b, g, r), colour(160, 250)
+        looks.append(FaceLook(background=bg, icon=icon))
+    return Palette(looks=tuple(looks), body=colour(10, 250))
+
+
+def render_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """One training throw at working size and its dice (cx, cy, edge, angle) in working px."""
+    rng = np.random.default_rng([seed, 1])
+    size = FRAME_SIZES[int(rng.choice(4, p=(0.4, 0.2, 0.2, 0.2)))]
+    n = 10 if rng.random() < 1 / 3 else int(rng.integers(1, 11))
+    pick = rng.random()
+    if pick < 0.75:
+        palette = random_palette(rng)
+    elif pick < 0.87:
+        palette = DEFAULT_PALETTE
+    else:
+        palette = DEFAULT_PALETTE.shifted()
+    throw = render_throw(seed, n, kind="bock", size=size, hard=rng.random() < 0.5, palette=palette)
+    scale = working_scale(*size)
+    work = to_working(throw.image, scale)
+    dice = np.array(
+        [
+            (
+                (d.center[0] + 0.5) * scale - 0.5,
+                (d.center[1] + 0.5) * scale - 0.5,
+                d.size * scale,
+                d.angle,
+            )
+            for d in throw.dice
+        ],
+        np.float32,
+    )
+    return work, dice
+
+
+def render_all(seed: int, count: int, workers: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``count`` training throws, rendered by ``workers`` processes, in seed order."""
+    seeds = [frame_seed(seed, i) for i in range(count)]
+    if workers <= 1:
+        return [render_sample(s) for s in seeds]
+    with multiprocessing.get_context("spawn").Pool(workers) as pool:
+        return pool.map(render_sample, seeds, chunksize=16)
+
+
+def load_or_render(
+    seed: int, count: int, workers: int, cache: str | None
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The training throws from ``cache`` when it holds this seed and count, else rendered."""
+    path = Path(cache) if cache else None
+    if path is not None and path.is_file():
+        with np.load(path) as z:
+            if int(z["seed"]) == seed and int(z["count"]) == count:
+                counts = np.cumsum(z["n"])[:-1]
+                dice = np.split(z["dice"], counts)
+                return list(zip(list(z["works"]), dice, strict=True))
+    data = render_all(seed, count, workers)
+    if path is not None:
+        np.savez(
+            path,
+            seed=seed,
+            count=count,
+            works=np.stack([w for w, _ in data]),
+            dice=np.concatenate([d for _, d in data]),
+            n=np.array([len(d) for _, d in data]),
+        )
+    return data
+
+
+def augment(
+    work: np.ndarray, dice: np.ndarray, crop: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """One varied ``crop`` x ``crop`` input (3, crop, crop) and its dice in crop pixels."""
+    dice = dice.copy()
+    # Colour on the whole frame (a look-up table per channel: gamma and gain), then its
+    # statistics exactly as ``to_blob`` takes them at run time.
+    gamma = rng.uniform(0.7, 1.4)
+    levels = np.arange(256, dtype=np.float32) / 255.0
+    table = np.stack([levels**gamma * g for g in rng.uniform(0.5, 1.3, 3)], axis=1)
+    table = np.clip(table * 255 + 0.5, 0, 255).astype(np.uint8).reshape(256, 1, 3)
+    img = work[:, :, rng.permutation(3)] if rng.random() < 0.6 else work
+    img = cv2.LUT(np.ascontiguousarray(img), table)
+    mean, std = cv2.meanStdDev(img)
+    # Geometry: scale (other die sizes), then a random crop inside the frame.
+    s = float(np.exp(rng.uniform(math.log(0.75), math.log(1.35))))
+    h, w = img.shape[:2]
+    ox = rng.uniform(0.0, max(0.0, w * s - crop))
+    oy = rng.uniform(0.0, max(0.0, h * s - crop))
+    # Pixel centres map as x' = (x + 0.5) s - 0.5 - ox.
+    m = np.array([[s, 0, 0.5 * s - 0.5 - ox], [0, s, 0.5 * s - 0.5 - oy]], np.float32)
+    out = cv2.warpAffine(
+        img, m, (crop, crop), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    ).astype(np.float32)
+    if rng.random() < 0.25:
+        out = cv2.GaussianBlur(out, (0, 0), float(rng.uniform(0.4, 1.0)))
+    out += rng.normal(0, rng.uniform(0, 5), out.shape).astype(np.float32)
+    out = (out - mean.reshape(1, 1, 3)) / np.maximum(std.reshape(1, 1, 3), 4.0)
+    out = out.astype(np.float32)
+    if len(dice):
+        dice[:, 0] = dice[:, 0] * m[0, 0] + m[0, 2]
+        dice[:, 1] = dice[:, 1] * m[1, 1] + m[1, 2]
+        dice[:, 2] *= s
+    if rng.random() < 0.5:
+        out = out[:, ::-1]
+        dice[:, 0] = crop - 1 - dice[:, 0]
+        dice[:, 3] = -dice[:, 3]
+    if rng.random() < 0.5:
+        out = out[::-1]
+        dice[:, 1] = crop - 1 - dice[:, 1]
+        dice[:, 3] = -dice[:, 3]
+    if rng.random() < 0.5:
+        out = out.transpose(1, 0, 2)
+        dice[:, [0, 1]] = dice[:, [1, 0]]
+        dice[:, 3] = 90.0 - dice[:, 3]
+    dice[:, 3] %= 90.0
+    return np.ascontiguousarray(out.transpose(2, 0, 1)), dice
+
+
+def targets(dice: np.ndarray, cells: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """Peak map (1, H, W) and regression targets with their mask (MAPS, H, W).
+
+    The peak of each die is a Gaussian around its centre cell (spread ~0.15 edge); the
+    regressions are set at every cell within 0.3 edge of the centre, relative to that cell.
+    """
+    gh, gw = cells
+    heat = np.zeros((gh, gw), np.float32)
+    reg = np.zeros((MAPS, gh, gw), np.float32)  # channel 0: regression mask
+    ys, xs = np.mgrid[0:gh, 0:gw].astype(np.float32)
+    for cx, cy, edge, angle in dice:
+        u, v = cx / STRIDE, cy / STRIDE
+        e = edge / STRIDE
+        if not (-0.5 <= u < gw - 0.5 and -0.5 <= v < gh - 0.5):
+            continue
+        sigma = max(0.45, 0.15 * e)
+        d2 = (xs - u) ** 2 + (ys - v) ** 2
+        g = np.exp(-d2 / (2 * sigma * sigma))
+        iu, iv = int(round(u)), int(round(v))
+        g[iv, iu] = 1.0
+        heat = np.maximum(heat, g)
+        near = d2 <= max(0.3 * e, 0.75) ** 2
+        near[iv, iu] = True
+        a = math.radians(4 * float(angle))
+        reg[0][near] = 1.0
+        reg[1][near] = u - xs[near]
+        reg[2][near] = v - ys[near]
+        reg[3][near] = math.log(edge / SIZE_UNIT)
+        reg[4][near] = math.cos(a)
+        reg[5][near] = math.sin(a)
+    return heat[None], reg
+
+
+def _block(cin: int, cout: int, kernel: int, stride: int, dilation: int) -> nn.Sequential:
+    pad = dilation * (kernel // 2) if kernel % 2 else 0
+    return nn.Sequential(
+        nn.Conv2d(cin, cout, kernel, stride=stride, padding=pad, dilation=dilation, bias=False),
+        nn.BatchNorm2d(cout),
+        nn.ReLU(),
+    )
+
+
+class Spotter(nn.Module):
+    """Patch stem (stride 4), a 3x3 trunk at stride 8, doubled and joined with the stem."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stem = _block(3, STEM, 4, 4, 1)
+        layers = []
+        c = STEM
+        for cout, stride, dil in TRUNK:
+            layers.append(_block(c, cout, 3, stride, dil))
+            c = cout
+        self.trunk = nn.Sequential(*layers)
+        # A learned 2x2 up-step: each of the four finer cells under a coarse one gets its
+        # own weights, so the maps know where in the coarse cell they lie.
+        self.up = nn.Sequential(
+            nn.ConvTranspose2d(c, UP, 2, stride=2, bias=False), nn.BatchNorm2d(UP), nn.ReLU()
+        )
+        self.fuse = _block(UP + STEM, FUSE, 1, 1, 1)
+        self.refine = _block(FUSE, FUSE, 3, 1, 1)
+        self.head = nn.Conv2d(FUSE, MAPS, 1)
+        with torch.no_grad():
+            # Start the peak map at "no die" (p ~ 0.01), as CenterNet does.
+            self.head.bias.zero_()
+            self.head.bias[0] = -4.6
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        s4 = self.stem(x)
+        up = self.up(self.trunk(s4))
+        return self.head(self.refine(self.fuse(torch.cat([up, s4], 1))))
+
+
+def focal_loss(logit: torch.Tensor, heat: torch.Tensor) -> torch.Tensor:
+    """CenterNet's penalty-reduced focal loss, normalised by the number of dice."""
+    p = torch.sigmoid(logit).clamp(1e-4, 1 - 1e-4)
+    pos = heat >= 0.999
+    pos_loss = -torch.log(p) * (1 - p) ** 2
+    neg_loss = -torch.log(1 - p) * p**2 * (1 - heat) ** 4
+    n = pos.sum().clamp(min=1)
+    return (pos_loss[pos].sum() + neg_loss[~pos].sum()) / n
+
+
+def train(
+    data: list[tuple[np.ndarray, np.ndarray]], epochs: int, crop: int, seed: int
+) -> tuple[Spotter, list[dict]]:
+    """Train on fresh crops of ``data`` each epoch; returns the model and a log per epoch."""
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    # Channels-last tensors run the convolutions about three times faster on CPU.
+    model = Spotter().to(memory_format=torch.channels_last)
+    batch = 32
+    steps = epochs * math.ceil(len(data) / batch)
+    optimiser = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(
+        optimiser, max_lr=4e-3, total_steps=steps, pct_start=0.15
+    )
+    cells = (crop // STRIDE, crop // STRIDE)
+    log = []
+    for epoch in range(epochs):
+        t0 = time.perf_counter()
+        order = rng.permutation(len(data))
+        model.train()
+        sums = {"heat": 0.0, "offset": 0.0, "size": 0.0, "angle": 0.0}
+        n_batches = 0
+        for start in range(0, len(order), batch):
+            xs, heats, regs = [], [], []
+            for k in order[start : start + batch]:
+                x, dice = augment(*data[k], crop, rng)
+                heat, reg = targets(dice, cells)
+                xs.append(x)
+                heats.append(heat)
+                regs.append(reg)
+            x = torch.from_numpy(np.stack(xs)).contiguous(memory_format=torch.channels_last)
+            heat = torch.from_numpy(np.stack(heats))
+            reg = torch.from_numpy(np.stack(regs))
+            out = model(x)
+            l_heat = focal_loss(out[:, :1], heat)
+            mask = reg[:, 0] > 0
+            n = mask.sum().clamp(min=1)
+            l_off = (out[:, 1:3] - reg[:, 1:3]).abs().sum(1)[mask].sum() / n
+            l_size = (out[:, 3] - reg[:, 3]).abs()[mask].sum() / n
+            # Squared error for the turn: an L1 loss left the turn maps stuck at zero.
+            l_angle = (out[:, 4:6] - reg[:, 4:6]).square().sum(1)[mask].sum() / n
+            loss = l_heat + l_off + 2.0 * l_size + l_angle
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            schedule.step()
+            for key, value in zip(sums, (l_heat, l_off, l_size, l_angle), strict=True):
+                sums[key] += float(value.detach())
+            n_batches += 1
+        entry = {"epoch": epoch + 1} | {k: round(v / n_batches, 4) for k, v in sums.items()}
+        entry["seconds"] = round(time.perf_counter() - t0, 1)
+        log.append(entry)
+        print(json.dumps(entry), flush=True)
+    model.eval()
+    return model.to(memory_format=torch.contiguous_format), log
+
+
+def _folded(block: nn.Sequential) -> tuple[np.ndarray, np.ndarray]:
+    """The block's conv weight and bias with its batch norm folded in."""
+    conv, bn = block[0], block[1]
+    g = (bn.weight / torch.sqrt(bn.running_var + bn.eps)).detach()
+    if isinstance(conv, nn.ConvTranspose2d):
+        # Transposed weights are (in, out, kh, kw): the output channel is the second.
+        w = conv.weight.detach() * g[None, :, None, None]
+    else:
+        w = conv.weight.detach() * g[:, None, None, None]
+    b = bn.bias.detach() - bn.running_mean * g
+    return w.numpy(), b.numpy()
+
+
+def export_onnx(model: Spotter, path: Path) -> None:
+    """Write the net as a hand-built ONNX graph (Conv, ConvTranspose, Relu, Concat; opset 11)."""
+    nodes: list = []
+    inits: list = []
+
+    def conv(x: str, w: np.ndarray, b: np.ndarray, stride: int, dil: int, relu: bool) -> str:
+        k = len(nodes)
+        kernel = w.shape[2]
+        pad = dil * (kernel // 2) if kernel % 2 else 0
+        inits.extend(
+            [
+                numpy_helper.from_array(w.astype(np.float32), f"w{k}"),
+                numpy_helper.from_array(b.astype(np.float32), f"b{k}"),
+            ]
+        )
+        nodes.append(
+            helper.make_node(
+                "Conv",
+                [x, f"w{k}", f"b{k}"],
+                [f"c{k}"],
+                kernel_shape=[kernel, kernel],
+                pads=[pad, pad, pad, pad],
+                strides=[stride, stride],
+                dilations=[dil, dil],
+            )
+        )
+        if not relu:
+            return f"c{k}"
+        nodes.append(helper.make_node("Relu", [f"c{k}"], [f"r{k}"]))
+        return f"r{k}"
+
+    s4 = conv("input", *_folded(model.stem), 4, 1, True)
+    x = s4
+    for block, (_, stride, dil) in zip(model.trunk, TRUNK, strict=True):
+        x = conv(x, *_folded(block), stride, dil, True)
+    w, b = _folded(model.up)
+    inits.extend(
+        [
+            numpy_helper.from_array(w.astype(np.float32), "w_up"),
+            numpy_helper.from_array(b.astype(np.float32), "b_up"),
+        ]
+    )
+    nodes.append(
+        helper.make_node(
+            "ConvTranspose",
+            [x, "w_up", "b_up"],
+            ["t_up"],
+            kernel_shape=[2, 2],
+            strides=[2, 2],
+            pads=[0, 0, 0, 0],
+        )
+    )
+    nodes.append(helper.make_node("Relu", ["t_up"], ["up"]))
+    nodes.append(helper.make_node("Concat", ["up", s4], ["joined"], axis=1))
+    x = conv("joined", *_folded(model.fuse), 1, 1, True)
+    x = conv(x, *_folded(model.refine), 1, 1, True)
+    head = model.head
+    conv(x, head.weight.detach().numpy(), head.bias.detach().numpy(), 1, 1, False)
+    nodes[-1].output[0] = "output"
+    graph = helper.make_graph(
+        nodes,
+        "bockspot",
+        [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, "H", "W"])],
+        [helper.make_tensor_value_info("output", TensorProto.FLOAT, [1, MAPS, "h", "w"])],
+        inits,
+    )
+    proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 11)])
+    proto.ir_version = 6  # what OpenCV 4.6's bundled ONNX reader knows
+    proto.producer_name = "tools/train_spotter.py"
+    onnx.checker.check_model(proto)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    onnx.save(proto, str(path))
+
+
+def spot_figures(spotter: BockSpotter, seed: int, count: int) -> dict:
+    """How well the exported spotter finds the dice of ``count`` hard 1280x960 throws.
+
+    A die is found when a spot lies within a tenth of its edge; extra spots match no die.
+    """
+    found = extra = total = exact = 0
+    centre_err, size_err, angle_err, ms = [], [], [], []
+    cv2.setNumThreads(1)
+    for i in range(count):
+        throw = render_throw(frame_seed(seed, i), 10, kind="bock", hard=True)
+        t0 = time.perf_counter()
+        spots = spotter.spot(throw.image)
+        ms.append((time.perf_counter() - t0) * 1e3)
+        labels = [LabelledDie(d.value, *d.center, 0.2 * d.size, 0.2 * d.size) for d in throw.dice]
+        pairs = match(labels, [s.center for s in spots])
+        for a, b in pairs:
+            die, s = throw.dice[a], spots[b]
+            centre_err.append(math.dist(die.center, s.center) / die.size)
+            size_err.append(abs(s.size / die.size - 1))
+            diff = abs(s.angle - die.angle) % 90
+            angle_err.append(min(diff, 90 - diff))
+        found += len(pairs)
+        extra += len(spots) - len(pairs)
+        total += len(throw.dice)
+        exact += len(pairs) == len(throw.dice) == len(spots)
+
+    def median(values: list[float]) -> float | None:
+        return round(statistics.median(values), 4) if values else None
+
+    return {
+        "frames": f"{count} hard 1280x960 throws of 10 dice, seed {seed}",
+        "found_within_tenth_edge": round(found / total, 4),
+        "extra": extra,
+        "frames_all_found_none_extra": round(exact / count, 4),
+        "centre_error_edges_median": median(centre_err),
+        "size_error_median": median(size_err),
+        "angle_error_deg_median": median(angle_err),
+        "ms_median_one_thread": median(ms),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Render the data, train, export and check the model; write its metadata."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--frames", type=int, default=1600, help="rendered training throws")
+    parser.add_argument("--epochs", type=int, default=40)
+    parser.add_argument("--crop", type=int, default=128, help="side of training crops")
+    parser.add_argument("--seed", type=int, default=31)
+    parser.add_argument("--workers", type=int, default=2, help="processes rendering throws")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="torch threads (on the shared 2-core machine one thread trained 5-9x faster"
+        " than two while another job ran)",
+    )
+    parser.add_argument("--tune-seed", type=int, default=4242, help="seed of the check frames")
+    parser.add_argument("--tune-frames", type=int, default=40)
+    parser.add_argument("--out", default=str(ROOT / "models" / "bockspot.onnx"))
+    parser.add_argument(
+        "--cache", help="keep the rendered throws in this .npz and reuse them (same seed, frames)"
+    )
+    args = parser.parse_args(argv)
+    if args.seed in (9001, 9002) or args.tune_seed in (9001, 9002):
+        raise SystemExit("seeds 9001 and 9002 are the evaluation folders; train on others")
+
+    torch.set_num_threads(args.threads)
+    cv2.setRNGSeed(args.seed)
+    out = Path(args.out)
+    t0 = time.perf_counter()
+    data = load_or_render(args.seed, args.frames, args.workers, args.cache)
+    t1 = time.perf_counter()
+    n_dice = sum(len(d) for _, d in data)
+    print(f"{len(data)} throws, {n_dice} dice rendered in {t1 - t0:.0f} s", flush=True)
+    model, log = train(data, args.epochs, args.crop, args.seed)
+    t2 = time.perf_counter()
+    export_onnx(model, out)
+    spotter = BockSpotter(out)
+    # The exported graph must compute what torch computed (on a full working frame).
+    work, _ = data[0]
+    blob = to_blob(work)
+    with torch.no_grad():
+        expected = model(torch.from_numpy(blob)).numpy()[0]
+    spotter._net.setInput(blob)
+    got = np.asarray(spotter._net.forward(), np.float32)[0]
+    drift = float(np.abs(got - expected).max())
+    if drift > 1e-3:
+        raise SystemExit(f"cv2.dnn disagrees with torch by {drift:.2g}; the export is broken")
+    figures = spot_figures(spotter, args.tune_seed, args.tune_frames)
+    print(json.dumps(figures), flush=True)
+    params = int(sum(p.numel() for p in model.parameters()))
+    meta = {
+        "model": out.name,
+        "made_by": "tools/train_spotter.py",
+        "command": " ".join(
+            ["tools/train_spotter.py", *(argv if argv is not None else sys.argv[1:])]
+        ),
+        "date": datetime.date.today().isoformat(),
+        "seed": args.seed,
+        "input": [1, 3, "H", "W"],
+        "input_note": "BGR frame shrunk so its longer side is 320 px (1280x960 -> 320x240), "
+        "padded to a multiple of 8; each channel at zero mean, unit spread over the frame "
+        "(companion.vision.spot.to_working, to_blob)",
+        "outputs": f"{MAPS} maps at stride {STRIDE}: peak logit, centre offset x, y (cells), "
+        f"log(edge / {SIZE_UNIT:g} working px), cos 4θ, sin 4θ",
+        "layers": f"Conv4x4/4 {STEM}; Conv3x3 (stride, dilation) "
+        + ", ".join(f"{o} (s{s}, d{d})" for o, s, d in TRUNK)
+        + f"; ConvTranspose2x2/2 {UP}, Concat with the stem; Conv1x1 {FUSE}; Conv3x3 {FUSE};"
+        f" Conv1x1 {MAPS}."
+        " ReLU after every conv but the last; batch norm folded into the convolutions",
+        "opset": 11,
+        "parameters": params,
+        "bytes": out.stat().st_size,
+        "data": {
+            "throws": args.frames,
+            "dice": n_dice,
+            "frame_seeds": f"companion.vision.render.frame_seed({args.seed}, i), i < {args.frames}",
+            "mix": "1-10 dice (10 in a third), hard in half, frame sizes "
+            + ", ".join(f"{w}x{h}" for w, h in FRAME_SIZES)
+            + "; palette random in 3/4, default 1/8, shifted 1/8",
+            "crops": f"{args.crop} px, scaled 0.75-1.35, mirrored, transposed, channels "
+            "swapped, gamma, gain, blur, noise",
+        },
+        "epochs": args.epochs,
+        "render_seconds": round(t1 - t0, 1),
+        "train_seconds": round(t2 - t1, 1),
+        "train_log_last": log[-1],
+        "export_drift": drift,
+        "tuning_check": figures,
+    }
+    meta_path = out.with_suffix(".json")
+    meta_path.write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"wrote {out} and {meta_path} in {time.perf_counter() - t0:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
