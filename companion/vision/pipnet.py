@@ -21,6 +21,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from companion.vision.dnn import read_onnx
 from companion.vision.types import DieRegion, VisionError
 
 INPUT = 48  # side of the net's input crop in pixels
@@ -122,7 +123,7 @@ class PipNet:
                 "or restore models/pipnet.onnx"
             )
         try:
-            self._net = cv2.dnn.readNetFromONNX(str(self.path))
+            self._net = read_onnx(self.path)
         except cv2.error as exc:
             raise VisionError(
                 f"OpenCV cannot load the pip model {self.path} ({exc.msg.strip()}); "

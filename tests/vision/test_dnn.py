@@ -1,0 +1,31 @@
+"""Loading ONNX models: the classic engine where OpenCV 5 offers a choice, same answers."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.vision.dnn import read_onnx
+from companion.vision.pipnet import DEFAULT_MODEL, INPUT, to_blob
+
+
+def _forward(net: cv2.dnn.Net, blob: np.ndarray) -> np.ndarray:
+    net.setInput(blob)
+    return np.asarray(net.forward(), np.float32)
+
+
+def test_classic_engine_gives_the_default_engines_answers():
+    rng = np.random.default_rng(3)
+    blob = to_blob(rng.integers(0, 256, (5, INPUT, INPUT, 3), dtype=np.uint8))
+    ours = _forward(read_onnx(DEFAULT_MODEL), blob)
+    default = _forward(cv2.dnn.readNetFromONNX(str(DEFAULT_MODEL)), blob)
+    assert ours.shape == default.shape == (5, 9)
+    np.testing.assert_allclose(ours, default, atol=1e-4)
+
+
+def test_a_file_that_is_not_a_model_is_refused(tmp_path):
+    bad = tmp_path / "broken.onnx"
+    bad.write_bytes(b"not an onnx file")
+    with pytest.raises(cv2.error):
+        read_onnx(bad)
