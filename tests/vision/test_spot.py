@@ -238,8 +238,8 @@ def test_a_small_calibrated_die_enlarges_the_working_image(spotter):
     maps, scale = spotter.maps(frame, 40.0)
     assert scale == pytest.approx(17.0 / 40.0) and maps.shape[1:] == (408 // 4, 544 // 4)
     calibrated = spotter.spot(frame, profile)
-    assert len(_found(throw, calibrated)) == 8 == len(calibrated)
-    assert len(_found(throw, plain)) < 8
+    assert len(_found(throw, calibrated, 0.2)) == 8 == len(calibrated)
+    assert len(_found(throw, plain, 0.2)) < 8
 
 
 def test_missing_and_broken_models_are_clear_errors(tmp_path):
