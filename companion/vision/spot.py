@@ -197,6 +197,9 @@ class BockSpotter:
                 "or restore models/bockspot.onnx"
             )
         try:
+            # OpenCV's default engine, not ``companion.vision.dnn.read_onnx``'s classic one:
+            # on OpenCV 5.0 this net ran 9.5 ms on the default engine and 40 ms on the
+            # classic one (320x240, one thread, same run).
             self._net = cv2.dnn.readNetFromONNX(str(self.path))
         except cv2.error as exc:
             raise SpotterError(
