@@ -49,9 +49,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the script runs from a venv that need not install the project
 
 from companion.evaluation import LabelledDie, evaluate, match, read_labels  # noqa: E402
-from companion.vision.detect import find_dice  # noqa: E402
+from companion.vision.detect import FinderOptions, find_dice  # noqa: E402
 from companion.vision.pipnet import CLASSES, INPUT, SPAN, PipNet, crop_die, to_blob  # noqa: E402
-from companion.vision.recognizer import PipRecognizer  # noqa: E402
+from companion.vision.recognizer import PIP_WORK_SIDE, PipRecognizer  # noqa: E402
 from companion.vision.render import render_throw  # noqa: E402
 
 NOT_A_DIE = len(CLASSES) - 1
@@ -88,7 +88,8 @@ def _samples_from_frame(
 ) -> tuple[list[Sample], dict[str, int]]:
     """Finder regions and labelled boxes of one frame; truth rows are (value, x, y, w, h)."""
     labels = [LabelledDie(v, x, y, w, h) for v, x, y, w, h in truth]
-    regions = find_dice(frame)
+    # The regions the recogniser will see: the finder at the recogniser's working side.
+    regions = find_dice(frame, FinderOptions(work_side=PIP_WORK_SIDE))
     pairs = dict((j, i) for i, j in match(labels, [r.center for r in regions]))
     out: list[Sample] = []
     counts = {"matched": 0, "off_centre": 0, "not_a_die": 0, "boxes": 0}
@@ -241,25 +242,50 @@ def _vary_colour(crops: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 class PipCNN(nn.Module):
-    """Four 3x3 conv blocks and two dense layers: seven class logits and two offsets."""
+    """Four 3x3 conv blocks (conv, batch norm, ReLU, max pool) and two dense layers.
 
-    def __init__(self) -> None:
+    The outputs are seven class logits and two offsets. Batch norm makes training
+    converge in fewer epochs; the export folds it into the convolutions before it.
+    """
+
+    def __init__(self, widths: tuple[int, ...] = (16, 32, 64, 64), hidden: int = 96) -> None:
         super().__init__()
-        widths = (3, 16, 32, 64, 64)
+        self.widths = widths
+        self.hidden = hidden
         layers: list[nn.Module] = []
-        for a, b in zip(widths, widths[1:], strict=False):
-            layers += [nn.Conv2d(a, b, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2)]
+        for a, b in zip((3, *widths), widths, strict=False):
+            layers += [nn.Conv2d(a, b, 3, padding=1), nn.BatchNorm2d(b), nn.ReLU(), nn.MaxPool2d(2)]
         self.features = nn.Sequential(*layers)
-        side = INPUT // 16
+        side = INPUT // 2 ** len(widths)
         self.head = nn.Sequential(
             nn.Flatten(),
-            nn.Linear(64 * side * side, 96),
+            nn.Linear(widths[-1] * side * side, hidden),
             nn.ReLU(),
-            nn.Linear(96, len(CLASSES) + 2),
+            nn.Linear(hidden, len(CLASSES) + 2),
         )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.head(self.features(x))
+
+    def describe(self) -> str:
+        """The layers in one line, for the model note."""
+        widths = ", ".join(str(w) for w in self.widths)
+        return (
+            f"Conv3x3-BatchNorm-ReLU-MaxPool x{len(self.widths)} ({widths}), batch norm folded"
+            f" into the convs at export, Flatten, Gemm {self.hidden}, ReLU, Gemm"
+            f" {len(CLASSES) + 2}"
+        )
+
+
+def _folded(conv: nn.Conv2d, norm: nn.BatchNorm2d | None) -> tuple[np.ndarray, np.ndarray]:
+    """Weights and bias of ``conv`` with the (eval-mode) batch norm after it folded in."""
+    w = conv.weight.detach().numpy().astype(np.float64)
+    b = conv.bias.detach().numpy().astype(np.float64)
+    if norm is not None:
+        scale = norm.weight.detach().numpy() / np.sqrt(norm.running_var.numpy() + norm.eps)
+        w = w * scale[:, None, None, None]
+        b = (b - norm.running_mean.numpy()) * scale + norm.bias.detach().numpy()
+    return w.astype(np.float32), b.astype(np.float32)
 
 
 def export_onnx(model: PipCNN, path: Path) -> None:
@@ -267,14 +293,16 @@ def export_onnx(model: PipCNN, path: Path) -> None:
     nodes = []
     inits = []
     name = "input"
-    for k, layer in enumerate(list(model.features) + list(model.head)):
+    layers = list(model.features) + list(model.head)
+    for k, layer in enumerate(layers):
         out = f"t{k}"
+        if isinstance(layer, nn.BatchNorm2d):
+            continue  # folded into the conv before it
         if isinstance(layer, nn.Conv2d):
             w, b = f"w{k}", f"b{k}"
-            inits += [
-                numpy_helper.from_array(layer.weight.detach().numpy(), w),
-                numpy_helper.from_array(layer.bias.detach().numpy(), b),
-            ]
+            after = layers[k + 1] if k + 1 < len(layers) else None
+            weight, bias = _folded(layer, after if isinstance(after, nn.BatchNorm2d) else None)
+            inits += [numpy_helper.from_array(weight, w), numpy_helper.from_array(bias, b)]
             nodes.append(
                 helper.make_node(
                     "Conv",
@@ -319,11 +347,13 @@ def export_onnx(model: PipCNN, path: Path) -> None:
     onnx.save(proto, str(path))
 
 
-def train(samples: list[Sample], epochs: int, seed: int) -> tuple[PipCNN, list[dict]]:
+def train(
+    samples: list[Sample], epochs: int, seed: int, widths: tuple[int, ...]
+) -> tuple[PipCNN, list[dict]]:
     """Train the net on fresh variations of ``samples`` each epoch; returns it and a log."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    model = PipCNN()
+    model = PipCNN(widths)
     optimiser = torch.optim.Adam(model.parameters(), lr=2e-3, weight_decay=1e-4)
     batch = 128
     steps = epochs * math.ceil(len(samples) / batch)
@@ -430,6 +460,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--epochs", type=int, default=60)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--widths",
+        type=lambda text: tuple(int(w) for w in text.split(",")),
+        default=(16, 32, 64, 64),
+        help="channels of the four conv blocks, comma-separated (default 16,32,64,64)",
+    )
     parser.add_argument("--out", default=str(ROOT / "models" / "pipnet.onnx"))
     parser.add_argument("--holdout-from", help="metadata of a hold-out run to carry over")
     parser.add_argument(
@@ -458,7 +494,9 @@ def main(argv: list[str] | None = None) -> int:
     t1 = time.perf_counter()
     print(f"{len(samples)} samples in {t1 - t0:.0f} s: {counts}", flush=True)
     photo = [s for s in samples if s.photo]
-    model, log = train(samples + photo * (args.photo_weight - 1), args.epochs, args.seed)
+    model, log = train(
+        samples + photo * (args.photo_weight - 1), args.epochs, args.seed, args.widths
+    )
     t2 = time.perf_counter()
     export_onnx(model, out)
     net = PipNet(out)
@@ -488,7 +526,7 @@ def main(argv: list[str] | None = None) -> int:
         "per-crop zero mean, unit spread (companion.vision.pipnet.to_blob)",
         "classes": [str(c) if c is not None else "not_a_die" for c in CLASSES],
         "outputs": "7 class logits, then top-face centre offset (x, y) in crop widths",
-        "layers": "Conv3x3-ReLU-MaxPool x4 (16, 32, 64, 64), Flatten, Gemm 96, ReLU, Gemm 9",
+        "layers": model.describe(),
         "opset": 11,
         "parameters": int(sum(p.numel() for p in model.parameters())),
         "bytes": out.stat().st_size,
