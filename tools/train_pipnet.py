@@ -40,7 +40,6 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-import onnx
 import torch
 from onnx import TensorProto, helper, numpy_helper
 from torch import nn
@@ -53,6 +52,7 @@ from companion.vision.detect import FinderOptions, find_dice  # noqa: E402
 from companion.vision.pipnet import CLASSES, INPUT, SPAN, PipNet, crop_die, to_blob  # noqa: E402
 from companion.vision.recognizer import PIP_WORK_SIDE, PipRecognizer  # noqa: E402
 from companion.vision.render import render_throw  # noqa: E402
+from tools.onnx_export import save_graph  # noqa: E402
 
 NOT_A_DIE = len(CLASSES) - 1
 # Half the side of the patch kept around each sample, in die edges: the widest crop
@@ -332,19 +332,15 @@ def export_onnx(model: PipCNN, path: Path) -> None:
             raise TypeError(f"no ONNX export for {type(layer).__name__}")
         name = out
     nodes[-1].output[0] = "output"
-    graph = helper.make_graph(
+    save_graph(
         nodes,
+        inits,
         "pipnet",
         [helper.make_tensor_value_info("input", TensorProto.FLOAT, ["N", 3, INPUT, INPUT])],
         [helper.make_tensor_value_info("output", TensorProto.FLOAT, ["N", len(CLASSES) + 2])],
-        inits,
+        "tools/train_pipnet.py",
+        path,
     )
-    proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 11)])
-    proto.ir_version = 6  # what OpenCV 4.6's bundled ONNX reader knows
-    proto.producer_name = "tools/train_pipnet.py"
-    onnx.checker.check_model(proto)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    onnx.save(proto, str(path))
 
 
 def train(

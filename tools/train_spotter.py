@@ -40,7 +40,6 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-import onnx
 import torch
 from onnx import TensorProto, helper, numpy_helper
 from torch import nn
@@ -66,6 +65,7 @@ from companion.vision.spot import (  # noqa: E402
     to_working,
     working_scale,
 )
+from tools.onnx_export import save_graph  # noqa: E402
 
 FRAME_SIZES = ((640, 480), (800, 600), (960, 720), (1280, 960))
 STEM = 24  # channels of the 4x4 stride-4 patch convolution
@@ -425,19 +425,15 @@ def export_onnx(model: Spotter, path: Path) -> None:
     head = model.head
     conv(x, head.weight.detach().numpy(), head.bias.detach().numpy(), 1, 1, False)
     nodes[-1].output[0] = "output"
-    graph = helper.make_graph(
+    save_graph(
         nodes,
+        inits,
         "bockspot",
         [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, "H", "W"])],
         [helper.make_tensor_value_info("output", TensorProto.FLOAT, [1, MAPS, "h", "w"])],
-        inits,
+        "tools/train_spotter.py",
+        path,
     )
-    proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 11)])
-    proto.ir_version = 6  # what OpenCV 4.6's bundled ONNX reader knows
-    proto.producer_name = "tools/train_spotter.py"
-    onnx.checker.check_model(proto)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    onnx.save(proto, str(path))
 
 
 def spot_figures(spotter: BockSpotter, seed: int, count: int) -> dict:
