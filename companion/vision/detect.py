@@ -64,6 +64,13 @@ def check_frame(frame: np.ndarray) -> None:
 # A die known to be this big (frame pixels) keeps at least this many working pixels,
 # whatever the work side: enough for the finder's morphology at the die's scale.
 MIN_WORK_DIE = 16.0
+# Without a known size: dice estimated smaller than SMALL_WORK_DIE working pixels (or no
+# dice at all) are looked for again at a scale that makes them about GOOD_WORK_DIE, at
+# most FINER_AT_MOST times the first scale. tray-a's dice are 15-25 px at a work side of
+# 320, so its photos are never looked at twice.
+SMALL_WORK_DIE = 12.0
+GOOD_WORK_DIE = 20.0
+FINER_AT_MOST = 4.0
 
 
 def working_scale(frame_shape: tuple[int, ...], options: FinderOptions | None = None) -> float:
@@ -354,6 +361,22 @@ def find_dice(
     check_frame(frame)
     options = options or FinderOptions()
     scale = working_scale(frame.shape, options)
+    regions, die = _find_at(frame, options, valid, scale)
+    # Without a calibrated size the working scale is a guess: dice that come out smaller
+    # than SMALL_WORK_DIE working pixels (a wide view, a big frame), or none at all, are
+    # looked for again at a finer scale, up to FINER_AT_MOST times the first one.
+    limit = min(1.0, scale * FINER_AT_MOST)
+    while options.die_size is None and scale < limit and (die is None or die < SMALL_WORK_DIE):
+        step = 2.0 if die is None else GOOD_WORK_DIE / die
+        scale = min(limit, scale * max(step, 1.25))
+        regions, die = _find_at(frame, options, valid, scale)
+    return regions
+
+
+def _find_at(
+    frame: np.ndarray, options: FinderOptions, valid: np.ndarray | None, scale: float
+) -> tuple[list[DieRegion], float | None]:
+    """``find_dice`` at one working scale: the regions and the die edge in working pixels."""
     if scale < 1.0:
         work = _shrink(frame, scale)
         if valid is not None:
@@ -378,7 +401,7 @@ def find_dice(
         walled = cv2.bitwise_and(mask, cv2.bitwise_not(walls))
         die = estimate_die_size(walled, options.min_die_px, walls)
     if die is None:
-        return []
+        return [], None
     die_area = die * die
     if die * 6 > quarter:
         # A column of touching dice can be a quarter of the frame long too; knowing the
@@ -415,4 +438,4 @@ def find_dice(
             hull = cv2.convexHull(part.astype(np.float32))
             regions.append(_region_from_contour(hull, scale, die))
     regions.sort(key=lambda r: (round(r.center[1] / (die / scale)), r.center[0]))
-    return regions
+    return regions, die

@@ -50,6 +50,26 @@ def test_finds_the_same_dice_at_every_working_side(work_side):
     assert all(36 <= r.size <= 50 for r in regions)
 
 
+@pytest.mark.parametrize(
+    ("size", "edge"), [((1280, 960), 24), ((1920, 1080), 24), ((1920, 1080), 32)]
+)
+def test_small_dice_in_a_big_frame_are_looked_for_again_at_a_finer_scale(size, edge):
+    # At a work side of 320 these dice are 4-6 working pixels: too small to find there.
+    w, h = size
+    dice = [
+        (w * 0.2 + w * 0.12 * (v - 1), h * 0.5 + (v % 2) * edge * 1.5, 17 * v, v)
+        for v in range(1, 7)
+    ]
+    frame = frame_with_dice(dice, size=size, edge=edge, seed=1)
+    regions = find_dice(frame, FinderOptions(work_side=320))
+    assert len(regions) == 6
+    for x, y, _, _ in dice:
+        assert _nearest(regions, x, y) < edge * 0.2
+    assert all(0.8 * edge < r.size < 1.4 * edge for r in regions)
+    # An empty frame of that size is looked at up to four times finer, and stays empty.
+    assert find_dice(frame_with_dice([], size=size), FinderOptions(work_side=320)) == []
+
+
 def test_working_scale_follows_the_work_side_but_keeps_known_dice_big_enough():
     assert working_scale((480, 640, 3)) == pytest.approx(480 / 640)
     assert working_scale((480, 640, 3), FinderOptions(work_side=320)) == pytest.approx(0.5)
