@@ -1,9 +1,17 @@
-"""Train the Rock the Bock die spotter ``models/bockspot.onnx`` on rendered frames only.
+"""Train a die spotter: ``models/bockspot.onnx`` (Rock the Bock) or ``models/pipspot.onnx`` (pips).
 
 Needs torch, which the project does not depend on; training runs in its own venv::
 
     /work/train-venv/bin/python tools/train_spotter.py              # writes models/bockspot.*
+    /work/train-venv/bin/python tools/train_spotter.py --kind pips  # writes models/pipspot.*
     /work/train-venv/bin/python tools/train_spotter.py --frames 200 --epochs 2 --out /tmp/s.onnx
+
+Pip dice (``--kind pips``): rendered pip throws (no palettes: the renderer draws its own
+die colours) and the even-index photos of ``--photos`` (tray-a, sorted by name, ``[0::2]``;
+the odd ones are the hold-out), each photo ``--photo-repeat`` times per epoch. The pip
+spotter reports the edge the pip net reads (``companion.vision.spot.KIND_EDGE``,
+``PHOTO_EDGE``). Photo labels have no turn: photo dice add nothing to the turn loss.
+The evaluation folders of pip dice use seeds 8101 and 8102; training refuses them.
 
 Data: ``--frames`` throws drawn by ``companion.vision.render.render_throw`` with seeds
 ``frame_seed(--seed, i)`` (the evaluation folders use 9001 and 9002, tuning used 4242,
@@ -30,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import functools
 import json
 import math
 import multiprocessing
@@ -47,7 +56,7 @@ from torch import nn
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the script runs from a venv that need not install the project
 
-from companion.evaluation import LabelledDie, match  # noqa: E402
+from companion.evaluation import LabelledDie, match, read_labels  # noqa: E402
 from companion.vision.render import (  # noqa: E402
     DEFAULT_PALETTE,
     FACES,
@@ -57,10 +66,12 @@ from companion.vision.render import (  # noqa: E402
     render_throw,
 )
 from companion.vision.spot import (  # noqa: E402
+    KIND_EDGE,
     MAPS,
+    PHOTO_EDGE,
     SIZE_UNIT,
     STRIDE,
-    BockSpotter,
+    DieSpotter,
     to_blob,
     to_working,
     working_scale,
@@ -74,6 +85,32 @@ STEM = 24  # channels of the 4x4 stride-4 patch convolution
 TRUNK = ((32, 2, 1), (32, 1, 1), (32, 1, 2), (32, 1, 1))
 UP = 24  # channels of the 2x2 stride-2 transposed convolution back to stride 4
 FUSE = 16  # channels of the 1x1 and 3x3 convolutions that join it with the stem
+# Seeds of each kind's evaluation folders: never rendered for training or tuning.
+EVAL_SEEDS = {"bock": (9001, 9002), "pips": (8101, 8102)}
+# What each kind trains with unless told otherwise.
+KIND_DEFAULTS = {
+    "bock": {
+        "frames": 1600,
+        "epochs": 60,
+        "seed": 31,
+        "out": str(ROOT / "models" / "bockspot.onnx"),
+    },
+    "pips": {
+        "frames": 1000,
+        "epochs": 50,
+        "seed": 37,
+        "out": str(ROOT / "models" / "pipspot.onnx"),
+    },
+}
+MIX = {
+    "bock": "1-10 dice (10 in a third), hard in half, frame sizes "
+    + ", ".join(f"{w}x{h}" for w, h in FRAME_SIZES)
+    + "; palette random in 3/4, default 1/8, shifted 1/8",
+    "pips": "1-10 dice (10 in a quarter), hard in half, frame sizes "
+    + ", ".join(f"{w}x{h}" for w, h in FRAME_SIZES)
+    + " (1/4, 1/5, 1/5, 7/20); the renderer's own die colours, trays and light",
+}
+DEFAULT_PHOTOS = str(ROOT.parent / "shared" / "dice-photos" / "tray-a")
 
 
 def random_palette(rng: np.random.Generator) -> Palette:
@@ -101,8 +138,10 @@ def random_palette(rng: np.random.Generator) -> Palette:
     return Palette(looks=tuple(looks), body=colour(10, 250))
 
 
-def render_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
+def render_sample(seed: int, kind: str = "bock") -> tuple[np.ndarray, np.ndarray]:
     """One training throw at working size and its dice (cx, cy, edge, angle) in working px."""
+    if kind == "pips":
+        return render_pip_sample(seed)
     rng = np.random.default_rng([seed, 1])
     size = FRAME_SIZES[int(rng.choice(4, p=(0.4, 0.2, 0.2, 0.2)))]
     n = 10 if rng.random() < 1 / 3 else int(rng.integers(1, 11))
@@ -131,30 +170,92 @@ def render_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
     return work, dice
 
 
-def render_all(seed: int, count: int, workers: int) -> list[tuple[np.ndarray, np.ndarray]]:
+def render_pip_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """One pip throw at working size and its dice (cx, cy, edge, angle) in working px.
+
+    The edge is the pip spotter's: ``KIND_EDGE["pips"]`` top-face edges.
+    """
+    rng = np.random.default_rng([seed, 1])
+    size = FRAME_SIZES[int(rng.choice(4, p=(0.25, 0.2, 0.2, 0.35)))]
+    n = 10 if rng.random() < 1 / 4 else int(rng.integers(1, 11))
+    throw = render_throw(seed, n, kind="pips", size=size, hard=rng.random() < 0.5)
+    scale = working_scale(*size)
+    work = to_working(throw.image, scale)
+    edge = KIND_EDGE["pips"]
+    dice = np.array(
+        [
+            (
+                (d.center[0] + 0.5) * scale - 0.5,
+                (d.center[1] + 0.5) * scale - 0.5,
+                edge * d.size * scale,
+                d.angle,
+            )
+            for d in throw.dice
+        ],
+        np.float32,
+    ).reshape(-1, 4)
+    return work, dice
+
+
+def photo_samples(folder: Path) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The even-index photos of ``folder`` (sorted by name) at working size, with their dice.
+
+    Each die is (cx, cy, edge, NaN): the label's centre, ``PHOTO_EDGE`` of its box's longer
+    side, and no turn (the labels have none). The odd photos are never read: the hold-out.
+    """
+    images = sorted((folder / "images").glob("*.jpg"))[0::2]
+    if not images:
+        raise SystemExit(f"no photos under {folder / 'images'}; pass --photos DIR or --photos ''")
+    out = []
+    for path in images:
+        frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        h, w = frame.shape[:2]
+        scale = working_scale(w, h)
+        labels = read_labels(folder / "labels" / f"{path.stem}.txt", w, h)
+        dice = np.array(
+            [
+                (
+                    (d.x + 0.5) * scale - 0.5,
+                    (d.y + 0.5) * scale - 0.5,
+                    PHOTO_EDGE * max(d.w, d.h) * scale,
+                    math.nan,
+                )
+                for d in labels
+            ],
+            np.float32,
+        ).reshape(-1, 4)
+        out.append((to_working(frame, scale), dice))
+    return out
+
+
+def render_all(
+    seed: int, count: int, workers: int, kind: str = "bock"
+) -> list[tuple[np.ndarray, np.ndarray]]:
     """``count`` training throws, rendered by ``workers`` processes, in seed order."""
     seeds = [frame_seed(seed, i) for i in range(count)]
     if workers <= 1:
-        return [render_sample(s) for s in seeds]
+        return [render_sample(s, kind) for s in seeds]
     with multiprocessing.get_context("spawn").Pool(workers) as pool:
-        return pool.map(render_sample, seeds, chunksize=16)
+        return pool.map(functools.partial(render_sample, kind=kind), seeds, chunksize=16)
 
 
 def load_or_render(
-    seed: int, count: int, workers: int, cache: str | None
+    seed: int, count: int, workers: int, cache: str | None, kind: str = "bock"
 ) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The training throws from ``cache`` when it holds this seed and count, else rendered."""
+    """The training throws from ``cache`` when it holds this kind, seed and count, else rendered."""
     path = Path(cache) if cache else None
     if path is not None and path.is_file():
         with np.load(path) as z:
-            if int(z["seed"]) == seed and int(z["count"]) == count:
+            same_kind = str(z["kind"]) == kind if "kind" in z else kind == "bock"
+            if same_kind and int(z["seed"]) == seed and int(z["count"]) == count:
                 counts = np.cumsum(z["n"])[:-1]
                 dice = np.split(z["dice"], counts)
                 return list(zip(list(z["works"]), dice, strict=True))
-    data = render_all(seed, count, workers)
+    data = render_all(seed, count, workers, kind)
     if path is not None:
         np.savez(
             path,
+            kind=kind,
             seed=seed,
             count=count,
             works=np.stack([w for w, _ in data]),
@@ -214,14 +315,16 @@ def augment(
 
 
 def targets(dice: np.ndarray, cells: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
-    """Peak map (1, H, W) and regression targets with their mask (MAPS, H, W).
+    """Peak map (1, H, W) and regression targets with their masks (MAPS + 1, H, W).
 
     The peak of each die is a Gaussian around its centre cell (spread ~0.15 edge); the
     regressions are set at every cell within 0.3 edge of the centre, relative to that cell.
+    Channel 0 masks the regressions, channel ``MAPS`` the turn: a die whose angle is NaN
+    (a photo label) has no turn to learn.
     """
     gh, gw = cells
     heat = np.zeros((gh, gw), np.float32)
-    reg = np.zeros((MAPS, gh, gw), np.float32)  # channel 0: regression mask
+    reg = np.zeros((MAPS + 1, gh, gw), np.float32)  # channel 0: regression mask
     ys, xs = np.mgrid[0:gh, 0:gw].astype(np.float32)
     for cx, cy, edge, angle in dice:
         u, v = cx / STRIDE, cy / STRIDE
@@ -236,13 +339,17 @@ def targets(dice: np.ndarray, cells: tuple[int, int]) -> tuple[np.ndarray, np.nd
         heat = np.maximum(heat, g)
         near = d2 <= max(0.3 * e, 0.75) ** 2
         near[iv, iu] = True
-        a = math.radians(4 * float(angle))
         reg[0][near] = 1.0
         reg[1][near] = u - xs[near]
         reg[2][near] = v - ys[near]
         reg[3][near] = math.log(edge / SIZE_UNIT)
+        if math.isnan(angle):
+            reg[4:, near] = 0.0  # a touching die's turn set before is not this die's
+            continue
+        a = math.radians(4 * float(angle))
         reg[4][near] = math.cos(a)
         reg[5][near] = math.sin(a)
+        reg[MAPS][near] = 1.0
     return heat[None], reg
 
 
@@ -336,7 +443,10 @@ def train(
             l_off = (out[:, 1:3] - reg[:, 1:3]).abs().sum(1)[mask].sum() / n
             l_size = (out[:, 3] - reg[:, 3]).abs()[mask].sum() / n
             # Squared error for the turn: an L1 loss left the turn maps stuck at zero.
-            l_angle = (out[:, 4:6] - reg[:, 4:6]).square().sum(1)[mask].sum() / n
+            turn = reg[:, MAPS] > 0
+            l_angle = (out[:, 4:6] - reg[:, 4:6]).square().sum(1)[turn].sum() / turn.sum().clamp(
+                min=1
+            )
             loss = l_heat + l_off + 2.0 * l_size + l_angle
             optimiser.zero_grad()
             loss.backward()
@@ -428,7 +538,7 @@ def export_onnx(model: Spotter, path: Path) -> None:
     save_graph(
         nodes,
         inits,
-        "bockspot",
+        path.stem,
         [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, "H", "W"])],
         [helper.make_tensor_value_info("output", TensorProto.FLOAT, [1, MAPS, "h", "w"])],
         "tools/train_spotter.py",
@@ -436,16 +546,17 @@ def export_onnx(model: Spotter, path: Path) -> None:
     )
 
 
-def spot_figures(spotter: BockSpotter, seed: int, count: int) -> dict:
+def spot_figures(spotter: DieSpotter, seed: int, count: int, kind: str = "bock") -> dict:
     """How well the exported spotter finds the dice of ``count`` hard 1280x960 throws.
 
     A die is found when a spot lies within a tenth of its edge; extra spots match no die.
+    Size errors are against the kind's edge (``KIND_EDGE``).
     """
     found = extra = total = exact = 0
     centre_err, size_err, angle_err, ms = [], [], [], []
     cv2.setNumThreads(1)
     for i in range(count):
-        throw = render_throw(frame_seed(seed, i), 10, kind="bock", hard=True)
+        throw = render_throw(frame_seed(seed, i), 10, kind=kind, hard=True)
         t0 = time.perf_counter()
         spots = spotter.spot(throw.image)
         ms.append((time.perf_counter() - t0) * 1e3)
@@ -454,7 +565,7 @@ def spot_figures(spotter: BockSpotter, seed: int, count: int) -> dict:
         for a, b in pairs:
             die, s = throw.dice[a], spots[b]
             centre_err.append(math.dist(die.center, s.center) / die.size)
-            size_err.append(abs(s.size / die.size - 1))
+            size_err.append(abs(s.size / (KIND_EDGE[kind] * die.size) - 1))
             diff = abs(s.angle - die.angle) % 90
             angle_err.append(min(diff, 90 - diff))
         found += len(pairs)
@@ -480,10 +591,21 @@ def spot_figures(spotter: BockSpotter, seed: int, count: int) -> dict:
 def main(argv: list[str] | None = None) -> int:
     """Render the data, train, export and check the model; write its metadata."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--frames", type=int, default=1600, help="rendered training throws")
-    parser.add_argument("--epochs", type=int, default=60)
+    parser.add_argument("--kind", choices=sorted(KIND_DEFAULTS), default="bock")
+    parser.add_argument(
+        "--frames", type=int, help="rendered training throws (bock 1600, pips 1000)"
+    )
+    parser.add_argument("--epochs", type=int, help="bock 60, pips 50")
     parser.add_argument("--crop", type=int, default=128, help="side of training crops")
-    parser.add_argument("--seed", type=int, default=31)
+    parser.add_argument("--seed", type=int, help="bock 31, pips 37")
+    parser.add_argument(
+        "--photos",
+        help="pips: folder of labelled photos whose even-index ones are trained on"
+        f" (default {DEFAULT_PHOTOS}; '' for none)",
+    )
+    parser.add_argument(
+        "--photo-repeat", type=int, default=8, help="pips: times each photo is cut per epoch"
+    )
     parser.add_argument("--workers", type=int, default=2, help="processes rendering throws")
     parser.add_argument(
         "--threads",
@@ -494,26 +616,39 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--tune-seed", type=int, default=4242, help="seed of the check frames")
     parser.add_argument("--tune-frames", type=int, default=40)
-    parser.add_argument("--out", default=str(ROOT / "models" / "bockspot.onnx"))
+    parser.add_argument("--out", help="model file (default models/bockspot.onnx or pipspot.onnx)")
     parser.add_argument(
         "--cache", help="keep the rendered throws in this .npz and reuse them (same seed, frames)"
     )
     args = parser.parse_args(argv)
-    if args.seed in (9001, 9002) or args.tune_seed in (9001, 9002):
-        raise SystemExit("seeds 9001 and 9002 are the evaluation folders; train on others")
+    for key, value in KIND_DEFAULTS[args.kind].items():
+        if getattr(args, key) is None:
+            setattr(args, key, value)
+    if args.photos is None:
+        args.photos = DEFAULT_PHOTOS if args.kind == "pips" else ""
+    banned = EVAL_SEEDS[args.kind]
+    if args.seed in banned or args.tune_seed in banned:
+        raise SystemExit(
+            f"seeds {banned[0]} and {banned[1]} are the {args.kind} evaluation folders;"
+            " train on others"
+        )
 
     torch.set_num_threads(args.threads)
     cv2.setRNGSeed(args.seed)
     out = Path(args.out)
     t0 = time.perf_counter()
-    data = load_or_render(args.seed, args.frames, args.workers, args.cache)
+    data = load_or_render(args.seed, args.frames, args.workers, args.cache, args.kind)
     t1 = time.perf_counter()
     n_dice = sum(len(d) for _, d in data)
     print(f"{len(data)} throws, {n_dice} dice rendered in {t1 - t0:.0f} s", flush=True)
-    model, log = train(data, args.epochs, args.crop, args.seed)
+    photos = photo_samples(Path(args.photos)) if args.photos else []
+    n_photo_dice = sum(len(d) for _, d in photos)
+    if photos:
+        print(f"{len(photos)} photos, {n_photo_dice} dice", flush=True)
+    model, log = train(data + photos * args.photo_repeat, args.epochs, args.crop, args.seed)
     t2 = time.perf_counter()
     export_onnx(model, out)
-    spotter = BockSpotter(out)
+    spotter = DieSpotter(out)
     # The exported graph must compute what torch computed (on a full working frame).
     work, _ = data[0]
     blob = to_blob(work)
@@ -524,11 +659,16 @@ def main(argv: list[str] | None = None) -> int:
     drift = float(np.abs(got - expected).max())
     if drift > 1e-3:
         raise SystemExit(f"cv2.dnn disagrees with torch by {drift:.2g}; the export is broken")
-    figures = spot_figures(spotter, args.tune_seed, args.tune_frames)
+    figures = spot_figures(spotter, args.tune_seed, args.tune_frames, args.kind)
     print(json.dumps(figures), flush=True)
     params = int(sum(p.numel() for p in model.parameters()))
     meta = {
         "model": out.name,
+        "kind": args.kind,
+        "edge": (
+            f"{KIND_EDGE[args.kind]:g} x the rendered top face's edge"
+            + (f"; {PHOTO_EDGE} x the photo label box's longer side" if photos else "")
+        ),
         "made_by": "tools/train_spotter.py",
         "command": " ".join(
             ["tools/train_spotter.py", *(argv if argv is not None else sys.argv[1:])]
@@ -553,9 +693,14 @@ def main(argv: list[str] | None = None) -> int:
             "throws": args.frames,
             "dice": n_dice,
             "frame_seeds": f"companion.vision.render.frame_seed({args.seed}, i), i < {args.frames}",
-            "mix": "1-10 dice (10 in a third), hard in half, frame sizes "
-            + ", ".join(f"{w}x{h}" for w, h in FRAME_SIZES)
-            + "; palette random in 3/4, default 1/8, shifted 1/8",
+            "mix": MIX[args.kind],
+            "photos": (
+                f"{len(photos)} even-index photos of {args.photos} ({n_photo_dice} dice),"
+                f" each {args.photo_repeat}x per epoch, edge {PHOTO_EDGE} x the label box's"
+                " longer side, no turn loss"
+                if photos
+                else "none"
+            ),
             "crops": f"{args.crop} px, scaled 0.75-1.35, mirrored, transposed, channels "
             "swapped, gamma, gain, blur, noise",
         },

@@ -1,4 +1,10 @@
-"""Spot Rock the Bock dice with a small trained fully-convolutional net (``models/bockspot.onnx``).
+"""Spot dice with a small trained fully-convolutional net (``models/bockspot.onnx`` and others).
+
+One net family, one model per kind of dice: ``bockspot.onnx`` for Rock the Bock dice and
+``pipspot.onnx`` for pip dice. They differ in what they were trained on and in the edge
+they report: the Bock spotter gives the top face's edge; the pip spotter gives the edge
+the pip net was trained to read, the classical finder's (about 1.3 top-face edges on
+rendered frames, 0.8 of tray-a's labelled boxes), see ``KIND_EDGE``.
 
 The classical finder (``companion.vision.detect``) separates dice from the tray by colour
 and splits blobs by shape; touching dice, dark wolf faces on dark trays and side walls
@@ -28,8 +34,8 @@ weights, so it knows where in the coarse cell it lies), joined with the patch fe
 and mixed by a 1x1 and a 3x3 convolution into the six maps. Only Conv, ConvTranspose,
 Relu and Concat at ONNX opset 11 are in the model (batch norm is folded into the
 convolutions), so OpenCV 4.6 loads it.
-``tools/train_spotter.py`` makes it from rendered frames; ``models/bockspot.json`` says
-how and what it scored.
+``tools/train_spotter.py`` makes them (``--kind bock|pips``); ``models/bockspot.json`` and
+``models/pipspot.json`` say how and what they scored.
 """
 
 from __future__ import annotations
@@ -57,7 +63,17 @@ _LONG_RANGE = (160, 640)
 # Die sizes (working pixels) the net was trained on; outside them a calibrated size
 # rescales the working image.
 _TRAINED_DIE = (11.0, 26.0)
-DEFAULT_MODEL = Path(__file__).resolve().parents[2] / "models" / "bockspot.onnx"
+MODELS = Path(__file__).resolve().parents[2] / "models"
+DEFAULT_MODEL = MODELS / "bockspot.onnx"
+PIP_MODEL = MODELS / "pipspot.onnx"
+# The edge each kind's spotter reports, in rendered top-face edges: the Bock spotter
+# gives the top face; the pip spotter gives what the pip net reads, the classical
+# finder's outline, which takes in side walls (median 1.29 top-face edges on 30 rendered
+# pip throws, seed 555, normal and hard, 640x480 and 1280x960).
+KIND_EDGE = {"bock": 1.0, "pips": 1.3}
+# On tray-a's photos the pip spotter's edge is this share of the labelled box's longer
+# side, as the pip net's training took the finder's edge there.
+PHOTO_EDGE = 0.8
 
 
 class SpotterError(VisionError):
@@ -185,16 +201,16 @@ def _tray_mask(profile: TrayProfile, height: int, width: int) -> np.ndarray:
     return profile.valid_mask((height, width))
 
 
-class BockSpotter:
-    """The die-spotting net, loaded once; finds every Rock the Bock die of a frame."""
+class DieSpotter:
+    """A die-spotting net, loaded once; finds every die of a frame (the kind its model knows)."""
 
-    def __init__(self, path: Path | str = DEFAULT_MODEL, threshold: float = THRESHOLD) -> None:
+    def __init__(self, path: Path | str, threshold: float = THRESHOLD) -> None:
         self.path = Path(path)
         self.threshold = threshold
         if not self.path.is_file():
             raise SpotterError(
                 f"spotter model {self.path} not found; train it with tools/train_spotter.py "
-                "or restore models/bockspot.onnx"
+                f"or restore models/{self.path.name}"
             )
         try:
             # OpenCV's default engine, not ``companion.vision.dnn.read_onnx``'s classic one:
@@ -204,11 +220,11 @@ class BockSpotter:
         except cv2.error as exc:
             raise SpotterError(
                 f"OpenCV cannot load the spotter model {self.path} ({exc.msg.strip()}); "
-                "restore models/bockspot.onnx or train it again"
+                f"restore models/{self.path.name} or train it again"
             ) from None
 
     def __repr__(self) -> str:
-        return f"BockSpotter({str(self.path)!r}, threshold={self.threshold})"
+        return f"{type(self).__name__}({str(self.path)!r}, threshold={self.threshold})"
 
     def maps(self, frame: np.ndarray, die_size: float | None = None) -> tuple[np.ndarray, float]:
         """The net's maps (``MAPS``, H, W) for a BGR frame, and the working scale used."""
@@ -222,7 +238,7 @@ class BockSpotter:
         except cv2.error as exc:
             raise SpotterError(
                 f"the spotter model {self.path} failed on a {w}x{h} frame ({exc.msg.strip()});"
-                " restore models/bockspot.onnx or train it again"
+                f" restore models/{self.path.name} or train it again"
             ) from None
         cells = (work.shape[0] // STRIDE, work.shape[1] // STRIDE)
         if out.ndim != 4 or out.shape[:2] != (1, MAPS) or out.shape[2:] != cells:
@@ -259,8 +275,29 @@ class BockSpotter:
         return inside
 
 
+class BockSpotter(DieSpotter):
+    """The Rock the Bock spotter (``models/bockspot.onnx``): reports each top face."""
+
+    def __init__(self, path: Path | str = DEFAULT_MODEL, threshold: float = THRESHOLD) -> None:
+        super().__init__(path, threshold)
+
+
+class PipSpotter(DieSpotter):
+    """The pip dice spotter (``models/pipspot.onnx``): reports regions as the pip net reads them."""
+
+    def __init__(self, path: Path | str = PIP_MODEL, threshold: float = THRESHOLD) -> None:
+        super().__init__(path, threshold)
+
+
 def load_spotter(path: Path | str = DEFAULT_MODEL) -> BockSpotter | None:
-    """The spotter at ``path``, or None when there is no such file (use the classical finder)."""
+    """The Bock spotter at ``path``, or None without that file (use the classical finder)."""
     if not Path(path).is_file():
         return None
     return BockSpotter(path)
+
+
+def load_pip_spotter(path: Path | str = PIP_MODEL) -> PipSpotter | None:
+    """The pip spotter at ``path``, or None without that file (use the classical finder)."""
+    if not Path(path).is_file():
+        return None
+    return PipSpotter(path)
