@@ -27,8 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from companion.evaluation import LabelledDie, match  # noqa: E402
 from companion.vision.enrol import load_recognizer  # noqa: E402
-from companion.vision.faces import FINDERS, BockRecognizer, face_features  # noqa: E402
+from companion.vision.faces import BockRecognizer, face_features  # noqa: E402
 from companion.vision.render import DEFAULT_PALETTE, frame_seed, render_throw  # noqa: E402
+from companion.vision.spot import FINDERS  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

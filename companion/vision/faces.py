@@ -46,7 +46,7 @@ import numpy as np
 
 from companion.vision.detect import FinderOptions, check_frame
 from companion.vision.render import DEFAULT_PALETTE, FACES, Palette, face_texture
-from companion.vision.spot import BockSpotter, load_spotter
+from companion.vision.spot import DEFAULT_MODEL, BockSpotter, choose_spotter
 from companion.vision.tray import TrayProfile, find_in_tray, finder_options
 from companion.vision.types import Die, DieRegion, Reading, VisionError
 
@@ -486,7 +486,6 @@ class FaceSample:
     found: DieRegion  # the finder's outline it came from
 
 
-FINDERS = ("auto", "spotter", "classic")
 
 
 class BockRecognizer:
@@ -508,17 +507,11 @@ class BockRecognizer:
         finder: str = "auto",
         spotter: BockSpotter | None = None,
     ) -> None:
-        if finder not in FINDERS:
-            raise VisionError(f"unknown die finder {finder!r}; use one of {', '.join(FINDERS)}")
         self.profile = profile
         self.classifier = FaceClassifier(models, min_confidence=min_confidence)
         self.enrolled = tuple(sorted(models)) if models else ()
-        if finder == "classic":
-            spotter = None
-        elif spotter is None:
-            spotter = BockSpotter() if finder == "spotter" else load_spotter()
-        self.spotter = spotter
-        self.finder = "classic" if spotter is None else "spotter"
+        self.spotter = choose_spotter(finder, spotter, BockSpotter, DEFAULT_MODEL)
+        self.finder = "classic" if self.spotter is None else "spotter"
 
     def __repr__(self) -> str:
         return (

@@ -11,9 +11,9 @@ import numpy as np
 from companion.vision.detect import check_frame
 from companion.vision.pipnet import PipNet, load_pipnet
 from companion.vision.pips import read_pips
-from companion.vision.spot import PipSpotter, load_pip_spotter
+from companion.vision.spot import PIP_MODEL, PipSpotter, choose_spotter
 from companion.vision.tray import TrayProfile, find_in_tray
-from companion.vision.types import Die, DieRegion, Reading, VisionError
+from companion.vision.types import Die, DieRegion, Reading
 
 # The finder's working side for pip dice: a 640-pixel frame halves exactly (OpenCV's
 # fast path) and the finder takes half the time it takes at its default 480, finding
@@ -23,7 +23,6 @@ PIP_WORK_SIDE = 320
 # die (quarter turns); where it is still unsure the pips are counted. On the hold-out
 # photos (models/pipnet.json) 4 views read as many dice right as 8 in less time.
 LOOK_AGAIN_VIEWS = 4
-FINDERS = ("auto", "spotter", "classic")
 
 
 class PipRecognizer:
@@ -51,18 +50,12 @@ class PipRecognizer:
         finder: str = "auto",
         spotter: PipSpotter | None = None,
     ) -> None:
-        if finder not in FINDERS:
-            raise VisionError(f"unknown die finder {finder!r}; use one of {', '.join(FINDERS)}")
         self.profile = profile
         # The trained net reads better and faster than counting pips (models/pipnet.json);
         # the counter stays for a checkout without the model file, or when asked for.
         self.pipnet = None if count_pips else pipnet or load_pipnet()
-        if finder == "classic":
-            spotter = None
-        elif spotter is None:
-            spotter = PipSpotter() if finder == "spotter" else load_pip_spotter()
-        self.spotter = spotter
-        self.finder = "classic" if spotter is None else "spotter"
+        self.spotter = choose_spotter(finder, spotter, PipSpotter, PIP_MODEL)
+        self.finder = "classic" if self.spotter is None else "spotter"
 
     def __repr__(self) -> str:
         return (

@@ -301,3 +301,27 @@ def load_pip_spotter(path: Path | str = PIP_MODEL) -> PipSpotter | None:
     if not Path(path).is_file():
         return None
     return PipSpotter(path)
+
+
+FINDERS = ("auto", "spotter", "classic")
+
+
+def choose_spotter(
+    finder: str, given: DieSpotter | None, kind: type[DieSpotter], path: Path
+) -> DieSpotter | None:
+    """The spotter a recogniser uses, or None for the classical finder.
+
+    ``finder`` is ``auto`` (the spotter of ``kind`` when its model file is at ``path``, else
+    the classical finder), ``spotter`` (that spotter; a missing model is an error) or
+    ``classic``; a ``given`` spotter wins over loading one. Raises ``VisionError`` for any
+    other ``finder``.
+    """
+    if finder not in FINDERS:
+        raise VisionError(f"unknown die finder {finder!r}; use one of {', '.join(FINDERS)}")
+    if finder == "classic":
+        return None
+    if given is not None:
+        return given
+    if finder == "auto" and not path.is_file():
+        return None
+    return kind(path)
