@@ -24,13 +24,16 @@ def read_bock_labels(path: Path, width: int, height: int) -> list[evaluation.Lab
 
 
 def evaluate_bock(
-    directory: Path, profile: Path | None = None, csv_out: Path | None = None
+    directory: Path,
+    profile: Path | None = None,
+    csv_out: Path | None = None,
+    finder: str = "auto",
 ) -> dict:
     """Run the Rock the Bock recogniser over a labelled folder; return the figures."""
     from companion.vision.enrol import load_recognizer
     from companion.vision.render import FACES
 
-    return evaluation.evaluate(directory, load_recognizer(profile), FACES, csv_out)
+    return evaluation.evaluate(directory, load_recognizer(profile, finder), FACES, csv_out)
 
 
 def _eval_bock(args: argparse.Namespace) -> int:
@@ -38,6 +41,7 @@ def _eval_bock(args: argparse.Namespace) -> int:
         Path(args.dir),
         Path(args.profile) if args.profile else None,
         Path(args.csv) if args.csv else None,
+        args.finder,
     )
     evaluation.print_figures(figures, args.json)
     return 0
@@ -153,4 +157,7 @@ def register(
     bock.add_argument("--profile", help="calibration file with tray and enrolled faces")
     bock.add_argument("--json", action="store_true", help="end with one JSON line of figures")
     bock.add_argument("--csv", metavar="OUT", help="write one row per image to this CSV")
+    bock.add_argument(
+        "--finder", default="auto", help="auto (default), spotter or classic: where dice come from"
+    )
     bock.set_defaults(func=_eval_bock)

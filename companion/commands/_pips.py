@@ -10,15 +10,20 @@ from companion import evaluation
 from companion.vision.types import VisionError
 
 
-def evaluate(directory: Path, csv_out: Path | None = None) -> dict:
-    """The pip recogniser's figures on ``directory`` (see ``companion.evaluation``)."""
+def evaluate(directory: Path, csv_out: Path | None = None, finder: str = "auto") -> dict:
+    """The pip recogniser's figures on ``directory`` (see ``companion.evaluation``).
+
+    ``finder`` picks where the dice come from: ``auto`` (the learned spotter when its
+    model is there), ``spotter`` or ``classic`` (``PipRecognizer``).
+    """
     from companion.vision.recognizer import PipRecognizer
 
-    return evaluation.evaluate(directory, PipRecognizer(), evaluation.PIP_VALUES, csv_out)
+    recognizer = PipRecognizer(finder=finder)
+    return evaluation.evaluate(directory, recognizer, evaluation.PIP_VALUES, csv_out)
 
 
 def _eval_pips(args: argparse.Namespace) -> int:
-    figures = evaluate(Path(args.dir), Path(args.csv) if args.csv else None)
+    figures = evaluate(Path(args.dir), Path(args.csv) if args.csv else None, args.finder)
     evaluation.print_figures(figures, args.json)
     return 0
 
@@ -53,4 +58,7 @@ def register(
     pips.add_argument("dir", metavar="DIR", help="folder with images/*.jpg and labels/*.txt")
     pips.add_argument("--json", action="store_true", help="end with one JSON line of figures")
     pips.add_argument("--csv", metavar="OUT", help="write one row per image to this CSV")
+    pips.add_argument(
+        "--finder", default="auto", help="auto (default), spotter or classic: where dice come from"
+    )
     pips.set_defaults(func=_eval_pips)

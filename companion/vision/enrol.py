@@ -147,18 +147,19 @@ def save_models(path: Path | str, models: Mapping[str, FaceModel]) -> None:
     })
 
 
-def load_recognizer(path: Path | str | None) -> BockRecognizer:
+def load_recognizer(path: Path | str | None, finder: str = "auto") -> BockRecognizer:
     """A ``BockRecognizer`` with the tray profile and enrolled faces at ``path``, if any.
 
-    A file holding only a faces section (no tray calibration yet) is fine.
+    A file holding only a faces section (no tray calibration yet) is fine. ``finder`` is
+    passed on (``auto``, ``spotter`` or ``classic``).
     """
     if path is None:
-        return BockRecognizer()
+        return BockRecognizer(finder=finder)
     data = _read(Path(path))
     profile = None
     if "corners" in data:
         profile = TrayProfile.from_dict(data)
-    return BockRecognizer(profile=profile, models=load_models(path))
+    return BockRecognizer(profile=profile, models=load_models(path), finder=finder)
 
 
 def _read(path: Path) -> dict:

@@ -131,3 +131,16 @@ def test_render_face_option_makes_every_die_show_it(tmp_path):
     labels = read_bock_labels(tmp_path / "labels" / "bock-0-0000.txt", 640, 480)
     assert [d.value for d in labels] == ["goat_red"] * 5
     assert main(["render", str(tmp_path), "--face", "sheep"]) == 2
+
+
+def test_eval_finder_option_picks_the_spotter_or_the_classical_finder(folder, capsys):
+    stages = {}
+    for finder in ("spotter", "classic"):
+        assert main(["eval", "bock", str(folder), "--json", "--finder", finder]) == 0
+        stages[finder] = set(json.loads(capsys.readouterr().out.strip().splitlines()[-1])[
+            "stage_ms_median"
+        ])
+    assert "spot" in stages["spotter"] and "find" not in stages["spotter"]
+    assert "find" in stages["classic"] and "spot" not in stages["classic"]
+    assert main(["eval", "bock", str(folder), "--finder", "sideways"]) == 2
+    assert "unknown die finder 'sideways'" in capsys.readouterr().err

@@ -129,3 +129,25 @@ def test_real_photo_sample_end_to_end(tmp_path):
     # Regression floor; the full-set figures are in the report.
     assert figures["die_accuracy"] >= 0.75
     assert figures["extra_dice"] <= 0.08 * figures["labelled_dice"]
+
+
+def test_finder_option_picks_where_the_dice_come_from(tmp_path, capsys, monkeypatch):
+    import companion.vision.recognizer as recognizer
+
+    folder = _write_folder(tmp_path / "set", THROWS)
+    classical = []
+    original = recognizer.find_in_tray
+
+    def counting(*args, **kwargs):
+        classical.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(recognizer, "find_in_tray", counting)
+    for finder, calls in (("classic", 3), ("spotter", 0)):
+        classical.clear()
+        assert main(["eval", "pips", str(folder), "--json", "--finder", finder]) == 0
+        figures = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+        assert figures["die_accuracy"] == 1.0 and figures["extra_dice"] == 0
+        assert len(classical) == calls  # the classical finder ran once per image, or never
+    assert main(["eval", "pips", str(folder), "--finder", "sideways"]) == 2
+    assert "unknown die finder 'sideways'" in capsys.readouterr().err
