@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import replace
 
 import numpy as np
 
@@ -109,15 +108,9 @@ def _read_with_net(net: PipNet, frame: np.ndarray, regions: list[DieRegion]) -> 
     for region, guess in zip(regions, guesses, strict=True):
         if guess.value is None:
             continue
-        dx = guess.center[0] - region.center[0]
-        dy = guess.center[1] - region.center[1]
         # The finder's blob includes the shadow and the sides; the net says where
         # the top face is.
-        region = replace(
-            region,
-            center=guess.center,
-            corners=tuple((x + dx, y + dy) for x, y in region.corners),
-        )
+        region = region.moved_to(guess.center)
         value, confidence, uncertain = guess.value, guess.confidence, guess.uncertain
         if uncertain:
             count = read_pips(frame, region)
@@ -145,13 +138,7 @@ def _count_pips(frame: np.ndarray, regions: list[DieRegion]) -> list[Die]:
         if pips.center is not None:
             # The pips show where the top face is; the finder's blob includes the
             # shadow and the sides.
-            dx = pips.center[0] - region.center[0]
-            dy = pips.center[1] - region.center[1]
-            region = replace(
-                region,
-                center=pips.center,
-                corners=tuple((x + dx, y + dy) for x, y in region.corners),
-            )
+            region = region.moved_to(pips.center)
         dice.append(
             Die(
                 region=region,

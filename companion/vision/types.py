@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 
 class VisionError(ValueError):
@@ -18,6 +18,13 @@ class DieRegion:
     angle: float  # rotation of the top face in degrees, [0, 90)
     corners: tuple[tuple[float, float], ...]  # four corners of the top face, clockwise
     confidence: float  # 0..1 that this is a die
+
+    def moved_to(self, center: tuple[float, float]) -> DieRegion:
+        """The same region with its centre (and corners with it) moved to ``center``."""
+        dx, dy = center[0] - self.center[0], center[1] - self.center[1]
+        return replace(
+            self, center=center, corners=tuple((x + dx, y + dy) for x, y in self.corners)
+        )
 
 
 @dataclass(frozen=True)
