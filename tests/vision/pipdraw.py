@@ -83,3 +83,18 @@ def photos_dir() -> Path:
     if not (tray / "images").is_dir():
         pytest.skip(f"real dice photos not found at {tray} (set COMPANION_PHOTOS)")
     return tray
+
+
+def photo_sample(folder: Path, every: slice) -> Path:
+    """A labelled folder at ``folder`` linking to the tray-a photos ``every`` picks (sorted).
+
+    The photos are read where they lie: only symlinks are written. Skips like
+    ``photos_dir`` when the photos are absent.
+    """
+    tray = photos_dir()
+    (folder / "images").mkdir(parents=True)
+    (folder / "labels").mkdir()
+    for path in sorted((tray / "images").glob("*.jpg"))[every]:
+        (folder / "images" / path.name).symlink_to(path)
+        (folder / "labels" / f"{path.stem}.txt").symlink_to(tray / "labels" / f"{path.stem}.txt")
+    return folder

@@ -7,7 +7,7 @@ import json
 
 import cv2
 import pytest
-from pipdraw import frame_with_dice, photos_dir
+from pipdraw import frame_with_dice, photo_sample
 
 from companion.cli import main
 from companion.commands._pips import evaluate
@@ -117,13 +117,7 @@ def test_calibrate_tray_writes_a_profile(tmp_path, capsys):
 
 @pytest.mark.photos
 def test_real_photo_sample_end_to_end(tmp_path):
-    tray = photos_dir()
-    sample = tmp_path / "sample"
-    (sample / "images").mkdir(parents=True)
-    (sample / "labels").mkdir()
-    for path in sorted((tray / "images").glob("*.jpg"))[::15]:
-        (sample / "images" / path.name).symlink_to(path)
-        (sample / "labels" / f"{path.stem}.txt").symlink_to(tray / "labels" / f"{path.stem}.txt")
+    sample = photo_sample(tmp_path / "sample", slice(None, None, 15))
     figures = evaluate(sample)
     assert figures["images"] == 9
     # Regression floor; the full-set figures are in the report.

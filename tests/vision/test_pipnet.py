@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from pipdraw import frame_with_dice, photos_dir
+from pipdraw import frame_with_dice, photo_sample
 
 from companion.evaluation import evaluate
 from companion.vision.pipnet import (
@@ -269,13 +269,7 @@ def test_metadata_describes_the_shipped_model():
 @pytest.mark.photos
 def test_real_photo_sample_end_to_end(tmp_path):
     """Floor just under the hold-out die accuracy in models/pipnet.json (tray-a, odd images)."""
-    tray = photos_dir()
-    sample = tmp_path / "sample"
-    (sample / "images").mkdir(parents=True)
-    (sample / "labels").mkdir()
-    for path in sorted((tray / "images").glob("*.jpg"))[1::6]:
-        (sample / "images" / path.name).symlink_to(path)
-        (sample / "labels" / f"{path.stem}.txt").symlink_to(tray / "labels" / f"{path.stem}.txt")
+    sample = photo_sample(tmp_path / "sample", slice(1, None, 6))
     figures = evaluate(sample, PipRecognizer())
     assert figures["images"] == 20
     assert figures["die_accuracy"] >= 0.92
