@@ -289,18 +289,21 @@ class PipSpotter(DieSpotter):
         super().__init__(path, threshold)
 
 
-def load_spotter(path: Path | str = DEFAULT_MODEL) -> BockSpotter | None:
-    """The Bock spotter at ``path``, or None without that file (use the classical finder)."""
+def _load_if_there(kind: type[DieSpotter], path: Path | str) -> DieSpotter | None:
+    """A spotter of ``kind`` from ``path``, or None without that file."""
     if not Path(path).is_file():
         return None
-    return BockSpotter(path)
+    return kind(path)
+
+
+def load_spotter(path: Path | str = DEFAULT_MODEL) -> BockSpotter | None:
+    """The Bock spotter at ``path``, or None without that file (use the classical finder)."""
+    return _load_if_there(BockSpotter, path)
 
 
 def load_pip_spotter(path: Path | str = PIP_MODEL) -> PipSpotter | None:
     """The pip spotter at ``path``, or None without that file (use the classical finder)."""
-    if not Path(path).is_file():
-        return None
-    return PipSpotter(path)
+    return _load_if_there(PipSpotter, path)
 
 
 FINDERS = ("auto", "spotter", "classic")
@@ -322,6 +325,4 @@ def choose_spotter(
         return None
     if given is not None:
         return given
-    if finder == "auto" and not path.is_file():
-        return None
-    return kind(path)
+    return _load_if_there(kind, path) if finder == "auto" else kind(path)
