@@ -28,12 +28,14 @@ are where it slips. The spotter instead looks at the whole frame at once:
 
 The net: a 4x4 stride-4 convolution cuts the working image into patches; four 3x3
 convolutions at stride 8 (one dilated) see about three dice around each cell, enough to
-tell where one touching die ends and the next begins; a 2x2 stride-2 transposed
-convolution brings them back to stride 4 (each of the four finer cells with its own
-weights, so it knows where in the coarse cell it lies), joined with the patch features
-and mixed by a 1x1 and a 3x3 convolution into the six maps. Only Conv, ConvTranspose,
-Relu and Concat at ONNX opset 11 are in the model (batch norm is folded into the
-convolutions), so OpenCV 4.6 loads it.
+tell where one touching die ends and the next begins; a 1x1 convolution and a
+nearest-neighbour doubling bring them back to stride 4, joined with the patch features
+(which tell where in the coarse cell a centre lies) and mixed by a 1x1 and a 3x3
+convolution into the six maps. Only Conv, Relu, Resize and Concat at ONNX opset 11 are
+in the model (batch norm is folded into the convolutions), so OpenCV 4.6 loads it. The
+first Bock spotter (``models/bockspot.onnx``) was made when a 2x2 stride-2 transposed
+convolution did the doubling; it loads and runs the same way, on the engine that suits
+it (``companion.vision.dnn``).
 ``tools/train_spotter.py`` makes them (``--kind bock|pips``); ``models/bockspot.json`` and
 ``models/pipspot.json`` say how and what they scored.
 """
@@ -48,6 +50,7 @@ import cv2
 import numpy as np
 
 from companion.vision.detect import check_frame
+from companion.vision.dnn import read_onnx
 from companion.vision.tray import TrayProfile
 from companion.vision.types import DieRegion, VisionError
 
@@ -213,10 +216,8 @@ class DieSpotter:
                 f"or restore models/{self.path.name}"
             )
         try:
-            # OpenCV's default engine, not ``companion.vision.dnn.read_onnx``'s classic one:
-            # on OpenCV 5.0 this net ran 9.5 ms on the default engine and 40 ms on the
-            # classic one (320x240, one thread, same run).
-            self._net = cv2.dnn.readNetFromONNX(str(self.path))
+            # On the engine that runs it fastest (companion.vision.dnn).
+            self._net = read_onnx(self.path)
         except cv2.error as exc:
             raise SpotterError(
                 f"OpenCV cannot load the spotter model {self.path} ({exc.msg.strip()}); "

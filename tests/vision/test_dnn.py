@@ -1,4 +1,4 @@
-"""Loading ONNX models: the classic engine where OpenCV 5 offers a choice, same answers."""
+"""Loading ONNX models: the engine that suits each where OpenCV 5 offers a choice, same answers."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.vision.dnn import read_onnx
+from companion.vision.dnn import read_onnx, suits_classic_engine
 from companion.vision.pipnet import DEFAULT_MODEL, INPUT, to_blob
 
 
@@ -29,3 +29,27 @@ def test_a_file_that_is_not_a_model_is_refused(tmp_path):
     bad.write_bytes(b"not an onnx file")
     with pytest.raises(cv2.error):
         read_onnx(bad)
+
+
+def test_a_transposed_convolution_keeps_a_model_on_the_default_engine(tmp_path):
+    # The first Bock spotter doubles its maps with a transposed convolution, which the
+    # classic engine of OpenCV 5 runs twenty times slower; every other model suits it.
+    from companion.vision.spot import DEFAULT_MODEL as BOCK_MODEL
+    from companion.vision.spot import PIP_MODEL
+
+    assert suits_classic_engine(DEFAULT_MODEL)
+    assert suits_classic_engine(PIP_MODEL)
+    assert not suits_classic_engine(BOCK_MODEL)
+
+
+@pytest.mark.parametrize("model", ["pipspot.onnx", "bockspot.onnx"])
+def test_spotters_give_the_same_maps_on_both_engines(model):
+    from companion.vision.spot import MODELS
+
+    path = MODELS / model
+    rng = np.random.default_rng(5)
+    blob = rng.standard_normal((1, 3, 64, 96)).astype(np.float32)
+    ours = _forward(read_onnx(path), blob)
+    default = _forward(cv2.dnn.readNetFromONNX(str(path)), blob)
+    assert ours.shape == default.shape == (1, 6, 16, 24)
+    np.testing.assert_allclose(ours, default, atol=1e-3)
