@@ -101,8 +101,12 @@ DEFAULT_PALETTE = Palette(
     body=(214, 224, 230),
 )
 
-# Pip dice: (body, pips), both BGR. Dark dice with light pips and low-contrast pairs too.
-PIP_STYLES: tuple[tuple[BGR, BGR], ...] = (
+# Pip dice: (body, pips) or (body, pips, swirl), all BGR. Dark dice with light pips and
+# low-contrast pairs too; a swirl colour makes a marbled die (streaks of it through the
+# body colour). Dark and marbled dice with red pips are the ones real photos (tray-a)
+# were read worst on.
+PipStyle = tuple[BGR, BGR] | tuple[BGR, BGR, BGR]
+PIP_STYLES: tuple[PipStyle, ...] = (
     ((232, 236, 238), (25, 25, 25)),  # white, black pips
     ((238, 236, 230), (40, 40, 190)),  # white, red pips
     ((30, 30, 32), (235, 235, 235)),  # black, white pips
@@ -113,6 +117,10 @@ PIP_STYLES: tuple[tuple[BGR, BGR], ...] = (
     ((80, 80, 84), (225, 225, 225)),  # dark grey, light pips
     ((120, 40, 110), (240, 240, 240)),  # purple, white pips
     ((200, 205, 210), (120, 120, 125)),  # light grey, mid grey pips (low contrast)
+    ((28, 28, 30), (45, 45, 180)),  # black, red pips
+    ((95, 45, 20), (50, 50, 200)),  # dark blue, red pips
+    ((40, 36, 36), (50, 50, 190), (150, 95, 40)),  # marbled black and blue, red pips
+    ((35, 35, 38), (235, 235, 235), (120, 120, 125)),  # marbled black and grey, white pips
 )
 
 # Trays: (floor colour, table colour around the tray), BGR.
@@ -224,7 +232,7 @@ def render_throw(
     canvas *= (1.0 - 0.55 * shadow)[:, :, None]
 
     tops = [principal + (fp - principal) * k for fp in footprints]
-    styles: list[tuple[BGR, BGR]] = []
+    styles: list[PipStyle] = []
     for _ in range(n_dice):
         styles.append(PIP_STYLES[int(rng.integers(len(PIP_STYLES)))])
     for fp, top, style in zip(footprints, tops, styles, strict=True):
@@ -505,7 +513,7 @@ def _draw_sides(
 
 @functools.lru_cache(maxsize=64)
 def _face_texture(
-    kind: str, value: int | str, palette: Palette, style: tuple[BGR, BGR]
+    kind: str, value: int | str, palette: Palette, style: PipStyle
 ) -> tuple[np.ndarray, np.ndarray]:
     """An upright top face (float BGR 0-1, _TEX px) and its alpha (rounded die corners)."""
     d = _DRAW
@@ -514,8 +522,10 @@ def _face_texture(
     _rounded_rect(alpha, 0, 0, d - 1, d - 1, int(d * 0.12), 255)
     if kind == "pips":
         assert isinstance(value, int)
-        body, pip = style
+        body, pip = style[0], style[1]
         img[:] = body
+        if len(style) == 3:
+            _marble(img, style[2], value)
         for u, v in _PIP_LAYOUT[value]:
             c = (round(u * d), round(v * d))
             r = round(d * 0.085)
@@ -542,6 +552,18 @@ def _face_texture(
     bevel = np.minimum(ramp[None, :], ramp[:, None])
     tex *= (0.72 + 0.28 * bevel)[:, :, None]
     return tex, a
+
+
+def _marble(img: np.ndarray, swirl: BGR, seed: int) -> None:
+    """Streak ``swirl`` through the body colour of ``img`` like the swirls of a marbled die."""
+    d = img.shape[0]
+    rng = np.random.default_rng(seed)
+    y, x = np.mgrid[0:d, 0:d].astype(np.float32) / d
+    a, b, c = rng.uniform(0, 2 * np.pi, 3)
+    # A sine of warped coordinates gives long, bending bands; its crests are the streaks.
+    warp = x * 3.1 + 0.9 * np.sin(y * 5.3 + a) + 0.6 * np.sin((x + y) * 7.0 + b)
+    band = np.clip((np.sin(warp * 2.2 + c) - 0.2) / 0.8, 0, 1)[:, :, None]
+    img[:] = (img * (1 - band) + np.array(swirl, np.float32) * band).astype(np.uint8)
 
 
 def _rounded_rect(img: np.ndarray, x0: int, y0: int, x1: int, y1: int, r: int, color) -> None:

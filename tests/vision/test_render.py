@@ -99,10 +99,17 @@ def test_pip_die_shows_as_many_pips_as_its_label(value):
     face = cv2.cvtColor(_top_face(throw, die), cv2.COLOR_BGR2GRAY)
     inner = face[6:-6, 6:-6]
     body = float(np.median(inner))
-    # Pips are the blobs that differ strongly from the body, whichever way round.
+    # Pips are round blobs that differ strongly from the body, whichever way round (the
+    # streaks of a marbled die differ too, but are long and thin).
     mask = (np.abs(inner.astype(np.float32) - body) > 40).astype(np.uint8)
     n, _, stats, _ = cv2.connectedComponentsWithStats(mask)
-    blobs = [s for s in stats[1:] if s[cv2.CC_STAT_AREA] >= 8]
+    blobs = [
+        s
+        for s in stats[1:]
+        if s[cv2.CC_STAT_AREA] >= 8
+        and 0.6 <= s[cv2.CC_STAT_WIDTH] / s[cv2.CC_STAT_HEIGHT] <= 1.6
+        and s[cv2.CC_STAT_AREA] >= 0.5 * s[cv2.CC_STAT_WIDTH] * s[cv2.CC_STAT_HEIGHT]
+    ]
     assert len(blobs) == value
 
 
@@ -180,3 +187,17 @@ def test_write_dataset_pips_folder_reads_as_tray_a_yolo(tmp_path):
     for lab, die in zip(labels, throw.dice, strict=True):
         assert lab.x == pytest.approx(die.center[0], abs=0.01)
         assert lab.w == pytest.approx(die.box()[2] - die.box()[0], abs=0.01)
+
+
+def test_marbled_pip_dice_show_streaks_of_their_swirl_colour():
+    from companion.vision.render import DEFAULT_PALETTE, PIP_STYLES, _face_texture
+
+    marbled = [s for s in PIP_STYLES if len(s) == 3]
+    assert marbled, "the renderer draws marbled dice"
+    for style in marbled:
+        tex, _ = _face_texture("pips", 1, DEFAULT_PALETTE, style)
+        pixels = (tex * 255).reshape(-1, 3)
+        # Both the body colour and the swirl colour cover a good share of the face.
+        body, swirl = (np.abs(pixels - np.array(c)).max(axis=1) < 40 for c in (style[0], style[2]))
+        assert body.mean() > 0.2
+        assert swirl.mean() > 0.05
