@@ -9,7 +9,8 @@ Needs torch, which the project does not depend on; training runs in its own venv
 
 Samples are crops cut exactly as at run time (``companion.vision.pipnet.crop_die``):
 
-- every region the die finder reports on a training photo: matched to a label (as
+- every region the learned spotter (``--spotter``, the recogniser's default finder) and
+  the classical finder report on a training photo: matched to a label (as
   ``companion eval pips`` matches) it is that die's value, with the label's centre as the
   top face's centre; near a label but beaten to it by another region, it is still that
   die seen off-centre; anywhere else it is "not a die";
@@ -52,6 +53,8 @@ from companion.vision.detect import FinderOptions, find_dice  # noqa: E402
 from companion.vision.pipnet import CLASSES, INPUT, SPAN, PipNet, crop_die, to_blob  # noqa: E402
 from companion.vision.recognizer import PIP_WORK_SIDE, PipRecognizer  # noqa: E402
 from companion.vision.render import render_throw  # noqa: E402
+from companion.vision.spot import PIP_MODEL, PipSpotter  # noqa: E402
+from companion.vision.types import DieRegion  # noqa: E402
 from tools.onnx_export import save_graph  # noqa: E402
 
 NOT_A_DIE = len(CLASSES) - 1
@@ -84,15 +87,40 @@ def _patch(
 
 
 def _samples_from_frame(
-    frame: np.ndarray, truth: list[tuple[int, float, float, float, float]]
+    frame: np.ndarray,
+    truth: list[tuple[int, float, float, float, float]],
+    spotter: PipSpotter | None,
 ) -> tuple[list[Sample], dict[str, int]]:
-    """Finder regions and labelled boxes of one frame; truth rows are (value, x, y, w, h)."""
+    """Found regions and labelled boxes of one frame; truth rows are (value, x, y, w, h)."""
     labels = [LabelledDie(v, x, y, w, h) for v, x, y, w, h in truth]
-    # The regions the recogniser will see: the finder at the recogniser's working side.
-    regions = find_dice(frame, FinderOptions(work_side=PIP_WORK_SIDE))
-    pairs = dict((j, i) for i, j in match(labels, [r.center for r in regions]))
     out: list[Sample] = []
     counts = {"matched": 0, "off_centre": 0, "not_a_die": 0, "boxes": 0}
+    # The regions the recogniser will see: the learned spotter's (its default finder)
+    # and the classical finder's at the recogniser's working side.
+    sources = [find_dice(frame, FinderOptions(work_side=PIP_WORK_SIDE))]
+    if spotter is not None:
+        sources.append(spotter.spot(frame))
+    for regions in sources:
+        _add_regions(frame, labels, regions, out, counts)
+    for lab in labels:
+        # The finder's edge is about 0.8 of the labelled box (the box takes in the sides).
+        size = 0.8 * max(lab.w, lab.h)
+        patch, sx, sy = _patch(frame, (lab.x, lab.y), size)
+        centre = (lab.x + sx, lab.y + sy)
+        out.append(Sample(patch, centre, size, 0.0, lab.value - 1, centre, True))
+        counts["boxes"] += 1
+    return out, counts
+
+
+def _add_regions(
+    frame: np.ndarray,
+    labels: list[LabelledDie],
+    regions: list[DieRegion],
+    out: list[Sample],
+    counts: dict[str, int],
+) -> None:
+    """One sample per found region: the labelled die it lies on, or "not a die"."""
+    pairs = dict((j, i) for i, j in match(labels, [r.center for r in regions]))
     for j, r in enumerate(regions):
         i = pairs.get(j)
         if i is None and labels:
@@ -118,14 +146,6 @@ def _samples_from_frame(
                     patch, centre, r.size, r.angle, lab.value - 1, (lab.x + sx, lab.y + sy), False
                 )
             )
-    for lab in labels:
-        # The finder's edge is about 0.8 of the labelled box (the box takes in the sides).
-        size = 0.8 * max(lab.w, lab.h)
-        patch, sx, sy = _patch(frame, (lab.x, lab.y), size)
-        centre = (lab.x + sx, lab.y + sy)
-        out.append(Sample(patch, centre, size, 0.0, lab.value - 1, centre, True))
-        counts["boxes"] += 1
-    return out, counts
 
 
 def photo_split(photos: Path, split: str) -> tuple[list[Path], list[Path]]:
@@ -140,7 +160,7 @@ def photo_split(photos: Path, split: str) -> tuple[list[Path], list[Path]]:
 
 
 def collect(
-    photos: Path, images: list[Path], n_rendered: int, seed: int
+    photos: Path, images: list[Path], n_rendered: int, seed: int, spotter: PipSpotter | None
 ) -> tuple[list[Sample], dict]:
     """All samples from the training photos and ``n_rendered`` rendered throws."""
     samples: list[Sample] = []
@@ -158,7 +178,7 @@ def collect(
             (d.value, d.x, d.y, d.w, d.h)
             for d in read_labels(photos / "labels" / f"{path.stem}.txt", w, h)
         ]
-        more, n = _samples_from_frame(frame, rows)
+        more, n = _samples_from_frame(frame, rows, spotter)
         for s in more:
             s.photo = True
         add((more, n), "photo")
@@ -174,7 +194,7 @@ def collect(
         for die in throw.dice:
             x0, y0, x1, y1 = die.box()
             rows.append((int(die.value), die.center[0], die.center[1], x1 - x0, y1 - y0))
-        add(_samples_from_frame(throw.image, rows), "rendered")
+        add(_samples_from_frame(throw.image, rows, spotter), "rendered")
     return samples, counts
 
 
@@ -415,10 +435,13 @@ def crop_figures(net: PipNet, samples: list[Sample]) -> dict:
     }
 
 
-def eval_folder(net: PipNet | None, photos: Path, images: list[Path]) -> dict:
+def eval_folder(
+    net: PipNet | None, photos: Path, images: list[Path], spotter: PipSpotter | None
+) -> dict:
     """``companion eval pips`` figures on a folder of symlinks to ``images``.
 
-    With ``net`` None the recogniser counts pips instead (the reader before the net).
+    With ``net`` None the recogniser counts pips instead (the reader before the net);
+    with ``spotter`` None it uses the classical finder.
     """
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -428,7 +451,12 @@ def eval_folder(net: PipNet | None, photos: Path, images: list[Path]) -> dict:
             (folder / "images" / path.name).symlink_to(path.resolve())
             label = photos / "labels" / f"{path.stem}.txt"
             (folder / "labels" / label.name).symlink_to(label.resolve())
-        recognizer = PipRecognizer(pipnet=net, count_pips=net is None)
+        recognizer = PipRecognizer(
+            pipnet=net,
+            count_pips=net is None,
+            finder="classic" if spotter is None else "spotter",
+            spotter=spotter,
+        )
         figures = evaluate(folder, recognizer, csv_out=Path(tmp) / "rows.csv")
         return figures | {"failures": _failures(Path(tmp) / "rows.csv")}
 
@@ -457,12 +485,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--epochs", type=int, default=60)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument(
+        "--threads", type=int, default=1, help="torch threads (one is fastest on a busy machine)"
+    )
+    parser.add_argument(
         "--widths",
         type=lambda text: tuple(int(w) for w in text.split(",")),
         default=(16, 32, 64, 64),
         help="channels of the four conv blocks, comma-separated (default 16,32,64,64)",
     )
     parser.add_argument("--out", default=str(ROOT / "models" / "pipnet.onnx"))
+    parser.add_argument(
+        "--spotter",
+        default=str(PIP_MODEL),
+        help="pip spotter whose regions are trained on besides the classical finder's and"
+        " which the evaluation uses ('' for the classical finder only)",
+    )
     parser.add_argument("--holdout-from", help="metadata of a hold-out run to carry over")
     parser.add_argument(
         "--evaluate-only",
@@ -471,22 +508,25 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
 
-    torch.set_num_threads(2)
+    torch.set_num_threads(args.threads)
     cv2.setRNGSeed(args.seed)
     photos = Path(args.photos)
     out = Path(args.out)
     train_images, held_images = photo_split(photos, args.split)
+    spotter = PipSpotter(args.spotter) if args.spotter else None
     if args.evaluate_only:
         # The recogniser around the net changed: measure the same model again.
         meta_path = out.with_suffix(".json")
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        meta |= evaluation_record(PipNet(out), photos, train_images, held_images, args.seed)
+        meta |= evaluation_record(
+            PipNet(out), photos, train_images, held_images, args.seed, spotter
+        )
         meta["evaluated"] = datetime.date.today().isoformat()
         meta_path.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
         print(json.dumps({k: meta[k] for k in ("holdout", "trained_on") if k in meta}, indent=2))
         return 0
     t0 = time.perf_counter()
-    samples, counts = collect(photos, train_images, args.rendered, args.seed)
+    samples, counts = collect(photos, train_images, args.rendered, args.seed, spotter)
     t1 = time.perf_counter()
     print(f"{len(samples)} samples in {t1 - t0:.0f} s: {counts}", flush=True)
     photo = [s for s in samples if s.photo]
@@ -530,6 +570,8 @@ def main(argv: list[str] | None = None) -> int:
             "photos": f"tray-a ({photos.name}), split {args.split!r}: {len(train_images)} images",
             "rendered_throws": args.rendered,
             "photo_weight": args.photo_weight,
+            "regions": "the classical finder's at the recogniser's working side"
+            + (f" and the spotter's ({Path(args.spotter).name})" if spotter else ""),
             "samples": counts,
         },
         "epochs": args.epochs,
@@ -537,7 +579,7 @@ def main(argv: list[str] | None = None) -> int:
         "train_log_last": log[-1],
         "export_drift": drift,
     }
-    meta |= evaluation_record(net, photos, train_images, held_images, args.seed)
+    meta |= evaluation_record(net, photos, train_images, held_images, args.seed, spotter)
     if args.holdout_from:
         before = json.loads(Path(args.holdout_from).read_text(encoding="utf-8"))
         meta["holdout"] = before["holdout"] | {"model": before["command"]}
@@ -550,25 +592,30 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def evaluation_record(
-    net: PipNet, photos: Path, train_images: list[Path], held_images: list[Path], seed: int
+    net: PipNet,
+    photos: Path,
+    train_images: list[Path],
+    held_images: list[Path],
+    seed: int,
+    spotter: PipSpotter | None,
 ) -> dict:
     """Hold-out figures when the split left images out, else trained-on figures."""
     if held_images:
-        held, _ = collect(photos, held_images, 0, seed)
+        held, _ = collect(photos, held_images, 0, seed, spotter)
         return {
             "holdout": {
                 "images": f"tray-a, the {len(held_images)} images the split left out",
                 "crops": crop_figures(net, held),
-                "pipeline": eval_folder(net, photos, held_images),
-                "pip_counter_same_run": eval_folder(None, photos, held_images),
+                "pipeline": eval_folder(net, photos, held_images, spotter),
+                "pip_counter_same_run": eval_folder(None, photos, held_images, spotter),
             },
             "holdout_sure_check": _sure_check(net, held),
         }
     return {
         "trained_on": {
             "note": "evaluated on the photos it was trained on: not a hold-out figure",
-            "pipeline": eval_folder(net, photos, train_images),
-            "pip_counter_same_run": eval_folder(None, photos, train_images),
+            "pipeline": eval_folder(net, photos, train_images, spotter),
+            "pip_counter_same_run": eval_folder(None, photos, train_images, spotter),
         }
     }
 
