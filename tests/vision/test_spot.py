@@ -132,7 +132,18 @@ def test_blob_undoes_a_colour_cast_and_dim_light():
     a, b = to_blob(work), to_blob(cast)
     assert a.shape == (1, 3, 240, 320) and a.dtype == np.float32
     assert np.abs(a.mean(axis=(2, 3))).max() < 1e-3
+    np.testing.assert_allclose(a.std(axis=(2, 3)), 1.0, atol=1e-3)
     assert np.median(np.abs(a - b)) < 0.05
+
+
+def test_blob_keeps_the_channels_in_order_and_leaves_flat_ones_flat():
+    work = np.full((16, 24, 3), 90, np.uint8)
+    work[:, :12, 0] = 200  # blue varies, green and red are flat
+    blob = to_blob(work)
+    assert blob.shape == (1, 3, 16, 24)
+    np.testing.assert_allclose(blob[0, 0, :, :12], 1.0, atol=1e-5)
+    np.testing.assert_allclose(blob[0, 0, :, 12:], -1.0, atol=1e-5)
+    assert np.abs(blob[0, 1:]).max() == 0.0
 
 
 def _found(throw, spots, tolerance=0.1):
