@@ -486,8 +486,6 @@ class FaceSample:
     found: DieRegion  # the finder's outline it came from
 
 
-
-
 class BockRecognizer:
     """Reads Rock the Bock dice from frames; set up once per camera, then called per frame.
 

@@ -36,7 +36,8 @@ class PipRecognizer:
     there, the classical finder otherwise. The spotter is the default because it read
     more dice right than the classical finder on the held-out tray-a photos (0.986 vs
     0.959, 1 extra die vs 4, both nets trained on the other half; ``models/pipnet.json``)
-    and on hard renders (0.983 vs 0.775; ``models/pipspot.json``), in less time.
+    and on hard renders (0.983 vs 0.775, the previous spotter; ``models/pipspot.json``),
+    in less time.
     The found regions are read by the pip net (``pipnet.py``, ``models/pipnet.onnx``),
     with the pips counted (``pips.py``) where the net is unsure; without the model file,
     or with ``count_pips=True``, every region's pips are counted.

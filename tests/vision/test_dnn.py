@@ -8,6 +8,8 @@ import pytest
 
 from companion.vision.dnn import read_onnx, suits_classic_engine
 from companion.vision.pipnet import DEFAULT_MODEL, INPUT, to_blob
+from companion.vision.spot import DEFAULT_MODEL as BOCK_MODEL
+from companion.vision.spot import MODELS, PIP_MODEL
 
 
 def _forward(net: cv2.dnn.Net, blob: np.ndarray) -> np.ndarray:
@@ -31,12 +33,9 @@ def test_a_file_that_is_not_a_model_is_refused(tmp_path):
         read_onnx(bad)
 
 
-def test_a_transposed_convolution_keeps_a_model_on_the_default_engine(tmp_path):
+def test_a_transposed_convolution_keeps_a_model_on_the_default_engine():
     # The first Bock spotter doubles its maps with a transposed convolution, which the
     # classic engine of OpenCV 5 runs twenty times slower; every other model suits it.
-    from companion.vision.spot import DEFAULT_MODEL as BOCK_MODEL
-    from companion.vision.spot import PIP_MODEL
-
     assert suits_classic_engine(DEFAULT_MODEL)
     assert suits_classic_engine(PIP_MODEL)
     assert not suits_classic_engine(BOCK_MODEL)
@@ -44,8 +43,6 @@ def test_a_transposed_convolution_keeps_a_model_on_the_default_engine(tmp_path):
 
 @pytest.mark.parametrize("model", ["pipspot.onnx", "bockspot.onnx"])
 def test_spotters_give_the_same_maps_on_both_engines(model):
-    from companion.vision.spot import MODELS
-
     path = MODELS / model
     rng = np.random.default_rng(5)
     blob = rng.standard_normal((1, 3, 64, 96)).astype(np.float32)
