@@ -7,11 +7,17 @@ face names). A labelled die counts as right only when a read die lies within hal
 its box and shows the same value, so a missed or unread die counts wrong; extra dice
 are read dice that match no label; an image is exact when the multiset of read
 values equals the labels'.
+
+Trust is measured apart from accuracy: a labelled die is *flagged* when the die read at
+its place is marked uncertain or left unread (the scorekeeper is asked to look), and
+*sure wrong* when it was read with another value and not flagged — the error nobody
+notices. Both are counted over the labelled dice.
 """
 
 from __future__ import annotations
 
 import csv
+import math
 import statistics
 import time
 from collections import Counter
@@ -23,6 +29,10 @@ from typing import Protocol
 from companion.vision.types import Reading
 
 PIP_VALUES: tuple[int, ...] = (1, 2, 3, 4, 5, 6)
+# How the labelled photos (sorted by name) are shared out, by index: the nets that ship
+# were trained on ``train`` (even index); thresholds and other choices are tuned on
+# ``validation`` (index 1 mod 4); nothing is fitted or tuned on ``holdout`` (3 mod 4).
+PHOTO_SPLITS = {"train": (0, 2), "validation": (1, 4), "holdout": (3, 4), "all": (0, 1)}
 
 
 class EvalDataError(ValueError):
@@ -47,12 +57,26 @@ class LabelledDie:
     h: float
 
 
+def photo_split(images: Sequence[Path], split: str) -> list[Path]:
+    """The images of ``split`` (one of ``PHOTO_SPLITS``) among ``images``, by sorted name."""
+    if split not in PHOTO_SPLITS:
+        raise EvalDataError(f"unknown split {split!r}; use one of {', '.join(PHOTO_SPLITS)}")
+    start, step = PHOTO_SPLITS[split]
+    return sorted(images)[start::step]
+
+
 def read_labels(
     path: Path, width: int, height: int, values: Sequence[int | str] = PIP_VALUES
 ) -> list[LabelledDie]:
     """Parse a label file; ``values[class]`` is the die's value."""
     dice = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise EvalDataError(f"{path}: not a UTF-8 text file") from None
+    except OSError as exc:
+        raise EvalDataError(f"{path}: cannot be read ({exc.strerror})") from None
+    for number, line in enumerate(text.splitlines(), start=1):
         parts = line.split()
         if not parts:
             continue
@@ -67,6 +91,10 @@ def read_labels(
             meaning = ", ".join(f"{i}={v}" for i, v in enumerate(values))
             raise EvalDataError(
                 f"{path}:{number}: class must be 0..{len(values) - 1} ({meaning}): {line!r}"
+            )
+        if not all(math.isfinite(v) and 0.0 <= v <= 1.0 for v in (x, y, w, h)):
+            raise EvalDataError(
+                f"{path}:{number}: box values must be numbers from 0 to 1: {line!r}"
             )
         dice.append(LabelledDie(values[cls], x * width, y * height, w * width, h * height))
     return dice
@@ -94,20 +122,43 @@ def match(labels: list[LabelledDie], centres: list[tuple[float, float]]) -> list
     return out
 
 
+def read_image(path: Path) -> object:
+    """Decode a labelled image; a file that is not a whole JPEG is an ``EvalDataError``.
+
+    OpenCV decodes a cut-off JPEG with a grey tail and only a warning on stderr, which
+    would score a picture nobody took; a JPEG must end with its end-of-image marker.
+    """
+    import cv2
+    import numpy as np
+
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise EvalDataError(f"{path}: cannot be read ({exc.strerror})") from None
+    if not data.rstrip(b"\0").endswith(b"\xff\xd9"):
+        raise EvalDataError(f"{path} is not a whole JPEG (cut off?); replace or remove it")
+    frame = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    if frame is None:
+        raise EvalDataError(f"cannot decode {path}")
+    return frame
+
+
 def evaluate(
     directory: Path,
     recognizer: Recognizer,
     values: Sequence[int | str] = PIP_VALUES,
     csv_out: Path | None = None,
+    split: str = "all",
 ) -> dict:
-    """Run ``recognizer`` over ``directory``; return the figures (one thread, wall clock)."""
+    """Run ``recognizer`` over ``directory`` (the images of ``split``, see ``PHOTO_SPLITS``);
+    return the figures (one thread, wall clock)."""
     import cv2
 
-    images = sorted((directory / "images").glob("*.jpg"))
+    images = photo_split(list((directory / "images").glob("*.jpg")), split)
     if not images:
         raise EvalDataError(f"no images/*.jpg in {directory}; expected images/ and labels/")
     cv2.setNumThreads(1)
-    n_labels = correct = extra = exact = 0
+    n_labels = correct = extra = exact = sure_wrong = flagged = 0
     times: list[float] = []
     stages: dict[str, list[float]] = {}
     rows = []
@@ -115,9 +166,7 @@ def evaluate(
         label_path = directory / "labels" / (image_path.stem + ".txt")
         if not label_path.exists():
             raise EvalDataError(f"{image_path.name} has no label file {label_path}")
-        frame = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
-        if frame is None:
-            raise EvalDataError(f"cannot decode {image_path}")
+        frame = read_image(image_path)
         labels = read_labels(label_path, frame.shape[1], frame.shape[0], values)
         t0 = time.perf_counter()
         reading = recognizer.read(frame)
@@ -127,6 +176,14 @@ def evaluate(
             stages.setdefault(stage, []).append(value)
         pairs = match(labels, [d.region.center for d in reading.dice])
         good = sum(1 for i, j in pairs if reading.dice[j].value == labels[i].value)
+        unsure = [reading.dice[j].uncertain or reading.dice[j].value is None for _, j in pairs]
+        wrong_sure = sum(
+            1
+            for (i, j), u in zip(pairs, unsure, strict=True)
+            if not u and reading.dice[j].value != labels[i].value
+        )
+        sure_wrong += wrong_sure
+        flagged += sum(unsure)
         n_labels += len(labels)
         correct += good
         extra += len(reading.dice) - len(pairs)
@@ -141,6 +198,8 @@ def evaluate(
                 "correct_dice": good,
                 "labelled_dice": len(labels),
                 "extra_dice": len(reading.dice) - len(pairs),
+                "flagged": sum(unsure),
+                "sure_wrong": wrong_sure,
                 "exact": int(ok),
                 "ms": round(ms, 2),
             }
@@ -157,6 +216,10 @@ def evaluate(
         "die_accuracy": round(correct / n_labels, 4) if n_labels else 0.0,
         "extra_dice": extra,
         "image_exact": round(exact / len(images), 4),
+        "sure_wrong": sure_wrong,
+        "sure_wrong_rate": round(sure_wrong / n_labels, 4) if n_labels else 0.0,
+        "flagged": flagged,
+        "flagged_rate": round(flagged / n_labels, 4) if n_labels else 0.0,
         "ms_per_image_median": round(statistics.median(times), 2),
         "stage_ms_median": {k: round(statistics.median(v), 2) for k, v in stages.items()},
     }
@@ -167,6 +230,7 @@ def print_figures(figures: dict, as_json: bool) -> None:
     import json
 
     for key in ("images", "labelled_dice", "die_accuracy", "image_exact", "extra_dice",
+                "sure_wrong", "sure_wrong_rate", "flagged", "flagged_rate",
                 "ms_per_image_median"):
         print(f"{key}: {figures[key]}")
     stages = ", ".join(f"{k} {v}" for k, v in figures["stage_ms_median"].items())

@@ -10,20 +10,35 @@ from companion import evaluation
 from companion.vision.types import VisionError
 
 
-def evaluate(directory: Path, csv_out: Path | None = None, finder: str = "auto") -> dict:
+def evaluate(
+    directory: Path,
+    csv_out: Path | None = None,
+    finder: str = "auto",
+    profile: Path | None = None,
+    split: str = "all",
+) -> dict:
     """The pip recogniser's figures on ``directory`` (see ``companion.evaluation``).
 
     ``finder`` picks where the dice come from: ``auto`` (the learned spotter when its
-    model is there), ``spotter`` or ``classic`` (``PipRecognizer``).
+    model is there), ``spotter`` or ``classic`` (``PipRecognizer``); ``profile`` is the
+    tray calibration of the camera set-up the frames come from.
     """
     from companion.vision.recognizer import PipRecognizer
+    from companion.vision.tray import TrayProfile
 
-    recognizer = PipRecognizer(finder=finder)
-    return evaluation.evaluate(directory, recognizer, evaluation.PIP_VALUES, csv_out)
+    tray = None if profile is None else TrayProfile.load(profile)
+    recognizer = PipRecognizer(tray, finder=finder)
+    return evaluation.evaluate(directory, recognizer, evaluation.PIP_VALUES, csv_out, split)
 
 
 def _eval_pips(args: argparse.Namespace) -> int:
-    figures = evaluate(Path(args.dir), Path(args.csv) if args.csv else None, args.finder)
+    figures = evaluate(
+        Path(args.dir),
+        Path(args.csv) if args.csv else None,
+        args.finder,
+        Path(args.profile) if args.profile else None,
+        args.split,
+    )
     evaluation.print_figures(figures, args.json)
     return 0
 
@@ -60,5 +75,10 @@ def register(
     pips.add_argument("--csv", metavar="OUT", help="write one row per image to this CSV")
     pips.add_argument(
         "--finder", default="auto", help="auto (default), spotter or classic: where dice come from"
+    )
+    pips.add_argument("--profile", help="tray profile of the camera set-up the frames come from")
+    pips.add_argument(
+        "--split", default="all", choices=sorted(evaluation.PHOTO_SPLITS),
+        help="only these images (by sorted name): train, validation, holdout or all (default)",
     )
     pips.set_defaults(func=_eval_pips)

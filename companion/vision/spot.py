@@ -66,6 +66,11 @@ _LONG_RANGE = (160, 640)
 # Die sizes (working pixels) the net was trained on; outside them a calibrated size
 # rescales the working image.
 _TRAINED_DIE = (11.0, 26.0)
+# Working sizes (longer side) the die size is estimated at without a calibration: dice
+# from 20 to 120 pixels in frames up to 2028 pixels wide land in the trained range at one.
+ESTIMATE_SIDES = (320, 640, 1280)
+# Only dice the spotter is at least this sure of count for the estimate.
+ESTIMATE_SURE = 0.6
 MODELS = Path(__file__).resolve().parents[2] / "models"
 DEFAULT_MODEL = MODELS / "bockspot.onnx"
 PIP_MODEL = MODELS / "pipspot.onnx"
@@ -232,11 +237,18 @@ class DieSpotter:
     def __repr__(self) -> str:
         return f"{type(self).__name__}({str(self.path)!r}, threshold={self.threshold})"
 
-    def maps(self, frame: np.ndarray, die_size: float | None = None) -> tuple[np.ndarray, float]:
-        """The net's maps (``MAPS``, H, W) for a BGR frame, and the working scale used."""
+    def maps(
+        self, frame: np.ndarray, die_size: float | None = None, scale: float | None = None
+    ) -> tuple[np.ndarray, float]:
+        """The net's maps (``MAPS``, H, W) for a BGR frame, and the working scale used.
+
+        ``scale`` (working pixels per frame pixel) wins over the one ``working_scale``
+        picks from the frame size and ``die_size``.
+        """
         check_frame(frame)
         h, w = frame.shape[:2]
-        scale = working_scale(w, h, die_size)
+        if scale is None:
+            scale = working_scale(w, h, die_size)
         work = to_working(frame, scale)
         self._net.setInput(to_blob(work))
         try:
@@ -279,6 +291,51 @@ class DieSpotter:
             if mask[y, x]:
                 inside.append(d)
         return inside
+
+
+    def spot_at(self, frame: np.ndarray, scale: float) -> list[DieRegion]:
+        """Every die of a BGR frame seen at ``scale`` working pixels per frame pixel."""
+        maps, scale = self.maps(frame, scale=scale)
+        return decode(maps, scale, self.threshold)
+
+    def estimate_die_size(
+        self, frame: np.ndarray, sides: tuple[int, ...] = ESTIMATE_SIDES
+    ) -> float | None:
+        """The die edge in frame pixels, from the spotter run at a few working sizes.
+
+        At each working size (longer side in ``sides``, coarse to fine, never above the
+        frame's own) the dice the net is sure of (``ESTIMATE_SURE``) and that come out
+        near a size it was trained on count, weighted by their certainty — but not those
+        lying on a die already found at a coarser size: at a finer size the pips of a
+        large die pass for small dice. The size that scores most wins (the coarser on a
+        tie) and the median edge of its dice is the estimate. None where no size finds a
+        sure die.
+        """
+        h, w = frame.shape[:2]
+        lo, hi = 0.8 * _TRAINED_DIE[0], 1.25 * _TRAINED_DIE[1]
+        seen: list[DieRegion] = []
+        best: tuple[float, float] | None = None
+        for side in sides:
+            scale = min(side, max(w, h)) / max(w, h)
+            found = [
+                r for r in self.spot_at(frame, scale)
+                if r.confidence >= ESTIMATE_SURE and lo <= r.size * scale <= hi
+            ]
+            fresh = [
+                r for r in found
+                if not any(
+                    math.hypot(r.center[0] - s.center[0], r.center[1] - s.center[1])
+                    < 0.6 * s.size
+                    for s in seen
+                )
+            ]
+            score = sum(r.confidence for r in fresh)
+            if fresh and (best is None or score > best[0]):
+                best = (score, float(np.median([r.size for r in fresh])))
+            seen.extend(found)
+            if side >= max(w, h):
+                break
+        return None if best is None else best[1]
 
 
 class BockSpotter(DieSpotter):

@@ -59,6 +59,10 @@ def test_a_wrong_label_costs_one_die_and_one_image(tmp_path, capsys):
         "die_accuracy",
         "extra_dice",
         "image_exact",
+        "sure_wrong",  # labelled dice read wrong and not flagged: the unnoticed error
+        "sure_wrong_rate",
+        "flagged",  # labelled dice flagged uncertain or left unread
+        "flagged_rate",
         "ms_per_image_median",
         "stage_ms_median",  # per-stage breakdown, so a slowdown shows where it is
     }

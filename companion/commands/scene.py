@@ -1,0 +1,45 @@
+"""``companion scene``: whole camera frames made from labelled tray photos (``companion.synth``)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from companion.evaluation import PHOTO_SPLITS, EvalDataError, photo_split
+
+
+def _scene(args: argparse.Namespace) -> int:
+    from companion.synth.scene import SETUPS, write_scenes
+
+    photos = Path(args.photos)
+    images = sorted((photos / "images").glob("*.jpg"))
+    if not images:
+        raise EvalDataError(f"no images/*.jpg in {photos}; give a labelled folder of tray photos")
+    chosen = photo_split(images, args.split)
+    if args.limit:
+        chosen = chosen[: args.limit]
+    names = list(SETUPS) if args.setup == "all" else [args.setup]
+    for k, name in enumerate(names):
+        if name not in SETUPS:
+            raise EvalDataError(f"unknown set-up {name!r}; use all or one of {', '.join(SETUPS)}")
+        out = Path(args.dir) / name if args.setup == "all" else Path(args.dir)
+        written = write_scenes(chosen, photos / "labels", out, SETUPS[name], args.seed + k)
+        print(f"{name}: wrote {len(written)} frames with labels and tray.json to {out}")
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``scene``."""
+    scene = sub.add_parser(
+        "scene", help="compose labelled tray photos into whole camera frames (for evaluation)"
+    )
+    scene.add_argument("dir", metavar="DIR", help="folder to write (one per set-up with 'all')")
+    scene.add_argument("--photos", required=True, help="labelled tray photos (images/, labels/)")
+    scene.add_argument("--setup", default="all", help="set-up name, or all (default)")
+    scene.add_argument(
+        "--split", default="holdout", choices=sorted(PHOTO_SPLITS),
+        help="which photos: holdout (default), validation, train or all",
+    )
+    scene.add_argument("--limit", type=int, default=0, help="at most this many photos")
+    scene.add_argument("--seed", type=int, default=1, help="seed of the first set-up")
+    scene.set_defaults(func=_scene)

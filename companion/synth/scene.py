@@ -1,0 +1,296 @@
+"""Whole camera frames made from tray photos: the tray at a slant in a wider scene.
+
+A camera over a pub tray does not send the square, tray-only photos of ``tray-a``: it sends
+a 1280x960 to 2028x1520 frame in which the tray is one part, seen a little at a slant,
+with a wall around it and a table, cloth or dark bar beyond. ``compose`` puts one labelled
+tray photo into such a frame the way a mounted camera would see it: the photo (which shows
+the tray floor only) is warped by a homography onto the tray's place, a wall is drawn
+around it and a surround around that, then the whole frame gets the camera's light, colour
+cast, noise and JPEG compression. The labels go through the same homography, so the
+frame's dice are labelled exactly.
+
+A ``Setup`` is one camera mounting: frame size, where the tray lies, how big, how slanted
+and turned, what is around it. It stays the same for every frame of a set-up, as a camera
+bolted to a lamp does, so one calibration (made from the tray's four corners, as a person
+would) serves all of its frames. ``SETUPS`` are six such set-ups with dice from about 24 to
+90 pixels across; ``write_scenes`` writes a labelled folder of one set-up with its tray
+profile, for ``companion eval pips DIR --profile DIR/tray.json``.
+
+Everything is drawn from a ``numpy.random.Generator`` seeded with the given seed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from companion.evaluation import LabelledDie, read_image, read_labels
+
+SURROUNDS = ("wood", "cloth", "bar")
+
+
+class SceneError(ValueError):
+    """A set-up or photo that cannot be made into a scene."""
+
+
+@dataclass(frozen=True)
+class Setup:
+    """One camera mounting over the tray."""
+
+    name: str
+    frame_size: tuple[int, int]  # (width, height) of the frames the camera sends
+    tray_px: float  # side of the tray floor in frame pixels (the photo's side, near edge)
+    slant: float  # the tray's far edge is this share shorter than its near edge (0..0.2)
+    turn: float  # degrees the tray is turned in the frame
+    centre: tuple[float, float]  # the tray's centre as a share of the frame's width, height
+    surround: str  # what is around the tray: one of ``SURROUNDS``
+    cast: tuple[float, float, float]  # gains of B, G, R: the light's colour
+    light: float  # overall brightness gain
+
+    def corners(self) -> np.ndarray:
+        """The tray floor's four corners in the frame, clockwise from top-left (4, 2)."""
+        w, h = self.frame_size
+        half = self.tray_px / 2.0
+        # The far (top) edge is shorter than the near one: a camera tilted a little.
+        top, bottom = 1.0 - self.slant / 2.0, 1.0 + self.slant / 2.0
+        square = np.array(
+            [[-half * top, -half], [half * top, -half], [half * bottom, half],
+             [-half * bottom, half]],
+            np.float64,
+        )
+        a = math.radians(self.turn)
+        rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+        pts = square @ rot.T + np.array([self.centre[0] * w, self.centre[1] * h])
+        if pts.min() < 0 or (pts[:, 0] > w).any() or (pts[:, 1] > h).any():
+            raise SceneError(f"set-up {self.name}: the tray does not fit in the {w}x{h} frame")
+        return pts
+
+    def die_px(self, photo_die: float = 40.0, photo_side: float = 640.0) -> float:
+        """About how many frame pixels a die of ``photo_die`` photo pixels becomes."""
+        return photo_die * self.tray_px / photo_side
+
+
+# Six mountings as a pub would have them: Pi Camera sensor modes and a webcam, the tray
+# near and far, a little slanted and turned, off-centre, on wood, cloth or a dark bar.
+SETUPS: dict[str, Setup] = {
+    s.name: s
+    for s in (
+        Setup("webcam-wood", (1280, 960), 700, 0.06, 3.0, (0.5, 0.52), "wood",
+              (1.0, 1.0, 1.0), 1.0),
+        Setup("v2-cloth", (1640, 1232), 860, 0.10, -4.0, (0.45, 0.5), "cloth",
+              (1.06, 1.0, 0.92), 0.9),
+        Setup("hd-bar-far", (1920, 1080), 560, 0.08, 8.0, (0.6, 0.55), "bar",
+              (0.92, 1.0, 1.1), 0.85),
+        Setup("hq-near", (2028, 1520), 1440, 0.04, -2.0, (0.5, 0.5), "wood",
+              (0.95, 1.0, 1.05), 1.05),
+        Setup("webcam-small", (1280, 960), 390, 0.05, 0.0, (0.4, 0.45), "cloth",
+              (1.0, 1.02, 0.98), 1.1),
+        Setup("hd-bar-warm", (1920, 1080), 960, 0.09, 5.0, (0.52, 0.5), "bar",
+              (0.8, 0.95, 1.15), 0.8),
+    )
+}
+
+
+@dataclass(frozen=True)
+class Scene:
+    """One composed frame, its dice in frame pixels, and the tray's corners."""
+
+    frame: np.ndarray
+    dice: tuple[LabelledDie, ...]
+    corners: np.ndarray  # (4, 2) tray floor corners in the frame, clockwise from top-left
+
+
+def homography(photo_size: tuple[int, int], corners: np.ndarray) -> np.ndarray:
+    """The 3x3 map from a ``photo_size`` (w, h) photo onto the tray ``corners``."""
+    w, h = photo_size
+    src = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    return cv2.getPerspectiveTransform(src, corners.astype(np.float32))
+
+
+def map_dice(dice: Sequence[LabelledDie], matrix: np.ndarray) -> tuple[LabelledDie, ...]:
+    """Labelled dice of the photo moved into the frame: centre mapped, box around the
+    mapped corners of the photo's box."""
+    out = []
+    for d in dice:
+        pts = np.array(
+            [[d.x, d.y], [d.x - d.w / 2, d.y - d.h / 2], [d.x + d.w / 2, d.y - d.h / 2],
+             [d.x + d.w / 2, d.y + d.h / 2], [d.x - d.w / 2, d.y + d.h / 2]],
+            np.float64,
+        ).reshape(-1, 1, 2)
+        moved = cv2.perspectiveTransform(pts, matrix).reshape(-1, 2)
+        box = moved[1:]
+        out.append(
+            LabelledDie(
+                d.value,
+                float(moved[0, 0]),
+                float(moved[0, 1]),
+                float(np.ptp(box[:, 0])),
+                float(np.ptp(box[:, 1])),
+            )
+        )
+    return tuple(out)
+
+
+def surround(kind: str, size: tuple[int, int], rng: np.random.Generator, die: float) -> np.ndarray:
+    """What lies around the tray: a wooden table, a cloth, or a dark bar with clutter.
+
+    The bar has the things that lie on one: coasters, glass bottoms with highlights, a
+    phone, bottle caps about a die's size — each a chance for a phantom die.
+    """
+    if kind not in SURROUNDS:
+        raise SceneError(f"unknown surround {kind!r}; use one of {', '.join(SURROUNDS)}")
+    w, h = size
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    noise = cv2.resize(rng.normal(0, 1, (h // 16 + 1, w // 16 + 1)).astype(np.float32), (w, h))
+    if kind == "wood":
+        base = np.array(rng.uniform([30, 60, 100], [60, 95, 150]), np.float32)
+        freq = rng.uniform(0.02, 0.05)
+        grain = np.sin(yy * freq + 3.0 * noise + 0.002 * xx) * 0.5 + 0.5
+        planks = ((yy // rng.uniform(140, 260)) % 2).astype(np.float32) * 0.12
+        shade = 0.75 + 0.3 * grain - planks
+        img = base[None, None, :] * shade[:, :, None]
+    elif kind == "cloth":
+        base = np.array(rng.choice([[40, 110, 50], [50, 50, 140], [120, 80, 60]]), np.float32)
+        period = rng.uniform(0.6, 1.4) * die
+        checks = ((np.floor(xx / period) + np.floor(yy / period)) % 2).astype(np.float32)
+        weave = rng.normal(0, 0.06, (h, w)).astype(np.float32)
+        shade = 0.8 + 0.25 * checks + weave + 0.05 * noise
+        img = base[None, None, :] * shade[:, :, None]
+    else:
+        base = np.array(rng.uniform([18, 18, 20], [35, 32, 34]), np.float32)
+        img = base[None, None, :] * (1.0 + 0.15 * noise)[:, :, None]
+        img = img.astype(np.float32)
+        for _ in range(int(rng.integers(6, 12))):
+            cx, cy = int(rng.uniform(0, w)), int(rng.uniform(0, h))
+            thing = rng.choice(["coaster", "glass", "cap", "phone"])
+            if thing == "coaster":
+                r = int(die * rng.uniform(1.8, 2.6))
+                colour = tuple(float(v) for v in rng.uniform(120, 230, 3))
+                cv2.circle(img, (cx, cy), r, colour, -1, cv2.LINE_AA)
+                cv2.circle(img, (cx, cy), int(r * 0.7), (40, 40, 160), max(2, r // 10),
+                           cv2.LINE_AA)
+            elif thing == "glass":
+                r = int(die * rng.uniform(1.5, 2.2))
+                cv2.circle(img, (cx, cy), r, (90, 110, 120), -1, cv2.LINE_AA)
+                cv2.ellipse(img, (cx - r // 3, cy - r // 3), (r // 3, r // 6), 30, 0, 360,
+                            (235, 240, 245), -1, cv2.LINE_AA)
+            elif thing == "cap":
+                r = int(die * rng.uniform(0.4, 0.55))
+                cv2.circle(img, (cx, cy), r, tuple(float(v) for v in rng.uniform(60, 220, 3)),
+                           -1, cv2.LINE_AA)
+                cv2.circle(img, (cx, cy), max(1, r // 3), (230, 230, 230), -1, cv2.LINE_AA)
+            else:
+                pw, ph = int(die * 2.0), int(die * 4.0)
+                cv2.rectangle(img, (cx, cy), (cx + pw, cy + ph), (15, 15, 15), -1)
+                cv2.rectangle(img, (cx + 3, cy + 6), (cx + pw - 3, cy + ph - 6),
+                              (120, 90, 60), -1)
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def compose(
+    photo: np.ndarray,
+    dice: Sequence[LabelledDie],
+    setup: Setup,
+    rng: np.random.Generator,
+) -> Scene:
+    """Put a tray photo (the tray floor, edge to edge) into a frame of ``setup``."""
+    ph, pw = photo.shape[:2]
+    w, h = setup.frame_size
+    corners = setup.corners()
+    matrix = homography((pw, ph), corners)
+    die = setup.die_px(photo_side=float(max(pw, ph)))
+    frame = surround(setup.surround, (w, h), rng, die).astype(np.float32)
+    # The tray's wall: a band around the floor, darker than it, lit from one side.
+    floor = np.median(photo.reshape(-1, 3), axis=0).astype(np.float32)
+    centre = corners.mean(axis=0)
+    rim = centre + (corners - centre) * (1.0 + rng.uniform(0.05, 0.09))
+    wall = np.zeros((h, w), np.uint8)
+    cv2.fillConvexPoly(wall, rim.astype(np.int32), 255)
+    shade = float(rng.uniform(0.55, 0.8))
+    frame[wall > 0] = floor * shade
+    # Photos are cut at shrink factors below one half with area averaging first, as a
+    # camera's sensor averages light; the remaining warp then changes scale little.
+    side = float(np.linalg.norm(corners[1] - corners[0]))
+    source = photo
+    if side < 0.5 * pw:
+        f = side / pw
+        source = cv2.resize(photo, (max(8, round(pw * f)), max(8, round(ph * f))),
+                            interpolation=cv2.INTER_AREA)
+    sh, sw = source.shape[:2]
+    warp = homography((sw, sh), corners)
+    tray = cv2.warpPerspective(source, warp, (w, h), flags=cv2.INTER_LINEAR)
+    inside = cv2.warpPerspective(np.full((sh, sw), 255, np.uint8), warp, (w, h),
+                                 flags=cv2.INTER_NEAREST)
+    frame[inside > 0] = tray[inside > 0]
+    # The camera: light falling off to the corners, a colour cast, noise, JPEG.
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    r2 = ((xx - w / 2) / w) ** 2 + ((yy - h / 2) / h) ** 2
+    gain = setup.light * (1.0 - rng.uniform(0.2, 0.45) * r2) * rng.uniform(0.92, 1.08)
+    frame *= gain[:, :, None]
+    frame *= np.array(setup.cast, np.float32)[None, None, :]
+    frame += rng.normal(0, rng.uniform(1.5, 4.0), frame.shape).astype(np.float32)
+    out = np.clip(frame, 0, 255).astype(np.uint8)
+    quality = int(rng.integers(82, 94))
+    ok, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    if not ok:
+        raise SceneError("could not encode the composed frame")
+    out = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    return Scene(out, map_dice(dice, matrix), corners)
+
+
+def label_line(die: LabelledDie, size: tuple[int, int]) -> str:
+    """One YOLO label line (pip dice: class = value - 1) for a die of a ``size`` frame."""
+    w, h = size
+    return (
+        f"{int(die.value) - 1} {die.x / w:.6f} {die.y / h:.6f} "
+        f"{min(die.w / w, 1.0):.6f} {min(die.h / h, 1.0):.6f}"
+    )
+
+
+def corners_text(corners: np.ndarray) -> str:
+    """The corners as ``companion calibrate tray --corners`` takes them."""
+    return ",".join(f"{v:.1f}" for v in corners.reshape(-1))
+
+
+def write_scenes(
+    photos: Sequence[Path],
+    labels_dir: Path,
+    out: Path,
+    setup: Setup,
+    seed: int,
+) -> list[Path]:
+    """Compose every photo into a frame of ``setup``; write a labelled folder and its profile.
+
+    ``out`` gets ``images/``, ``labels/`` (YOLO, pip value = class + 1), ``corners.txt``
+    (the tray's corners for ``calibrate tray --corners``) and ``tray.json``: the profile
+    ``companion calibrate tray`` makes from the first frame and those corners.
+    """
+    from companion.vision.tray import calibrate_tray
+
+    if not photos:
+        raise SceneError("no photos to compose")
+    (out / "images").mkdir(parents=True, exist_ok=True)
+    (out / "labels").mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    written = []
+    first: Scene | None = None
+    for path in photos:
+        photo = read_image(path)
+        labels = read_labels(labels_dir / f"{path.stem}.txt", photo.shape[1], photo.shape[0])
+        scene = compose(photo, labels, setup, rng)
+        first = first or scene
+        image = out / "images" / f"{path.stem}.jpg"
+        cv2.imwrite(str(image), scene.frame, [cv2.IMWRITE_JPEG_QUALITY, 95])
+        lines = [label_line(d, setup.frame_size) for d in scene.dice]
+        (out / "labels" / f"{path.stem}.txt").write_text("\n".join(lines) + "\n", "utf-8")
+        written.append(image)
+    assert first is not None
+    (out / "corners.txt").write_text(corners_text(first.corners) + "\n", "utf-8")
+    corners = tuple((float(x), float(y)) for x, y in first.corners)
+    calibrate_tray(first.frame, corners).save(out / "tray.json")
+    return written

@@ -1,0 +1,163 @@
+"""The tray seen from straight above at the nets' scale, and the way back to the frame.
+
+A camera over a pub tray sees the tray as one part of a larger frame, a little at a slant,
+with dice anywhere from 20 to 120 pixels across. The nets were made for the tray photos
+of ``tray-a``: the tray floor edge to edge, seen from above, dice about ``CANON_DIE``
+pixels across. A ``TrayView`` is the 3x3 homography from frame pixels to such a view:
+
+- with a tray profile, the tray polygon's four corners go to the corners of a rectangle
+  whose sides keep the polygon's proportions, scaled so a die of the profile's size
+  becomes ``CANON_DIE`` pixels: slant, turn, tray size and place in the frame are undone,
+  and nothing outside the tray is in the view (``for_tray``);
+- without a profile, the whole frame scaled so an estimated die becomes ``CANON_DIE``
+  pixels (``scaled``).
+
+``warp`` cuts the view out of a frame (shrinking with area averaging first where the
+view is much smaller than the frame, as a sensor would); ``region_to_frame`` maps a die
+found in the view back to frame pixels for the annotated picture and the dashboard.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import cv2
+import numpy as np
+
+from companion.vision.types import Die, DieRegion, VisionError
+
+# Die edge, in view pixels, as the pip spotter and the classical finder report it (their
+# outline takes in the side walls): the median on the tray-a photos the nets were trained
+# on (spotter 29.4, finder 30.6 on the even-index photos at their 640 pixels).
+CANON_DIE = 30.0
+# A view is never made longer than this (a tray calibrated with a tiny die size would
+# otherwise become enormous); the dice are then smaller than canonical.
+MAX_VIEW_SIDE = 1600
+
+
+@dataclass(frozen=True)
+class TrayView:
+    """A homography from frame pixels to a top-down view of ``size`` (w, h) pixels."""
+
+    matrix: np.ndarray  # 3x3, frame -> view
+    size: tuple[int, int]
+    frame_size: tuple[int, int]  # (w, h) of the frames it is made for
+    scale: float  # view pixels per frame pixel near the tray's centre
+
+    @classmethod
+    def scaled(cls, frame_size: tuple[int, int], scale: float) -> TrayView:
+        """The whole frame, scaled by ``scale`` (no profile: nothing to straighten)."""
+        w, h = frame_size
+        longest = max(w, h) * scale
+        if longest > MAX_VIEW_SIDE:
+            scale *= MAX_VIEW_SIDE / longest
+        size = (max(8, round(w * scale)), max(8, round(h * scale)))
+        sx, sy = size[0] / w, size[1] / h
+        matrix = np.array([[sx, 0, 0], [0, sy, 0], [0, 0, 1]], np.float64)
+        return cls(matrix, size, (w, h), math.sqrt(sx * sy))
+
+    @classmethod
+    def for_tray(
+        cls,
+        corners: tuple[tuple[float, float], ...],
+        frame_size: tuple[int, int],
+        die_size: float | None,
+    ) -> TrayView:
+        """The tray polygon (four corners, clockwise from top-left, frame pixels) seen
+        from above, so a die of ``die_size`` frame pixels becomes ``CANON_DIE`` pixels
+        (``die_size`` None: the tray keeps its size in the frame)."""
+        if len(corners) != 4:
+            raise VisionError(
+                f"straightening the tray needs its four corners, the profile has {len(corners)}"
+            )
+        q = np.array(corners, np.float64)
+        top, bottom = np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[2] - q[3])
+        left, right = np.linalg.norm(q[3] - q[0]), np.linalg.norm(q[2] - q[1])
+        width, height = (top + bottom) / 2.0, (left + right) / 2.0
+        if min(width, height) < 8:
+            raise VisionError("the tray's corners enclose almost no area; calibrate again")
+        scale = 1.0 if not die_size else CANON_DIE / die_size
+        scale = min(scale, MAX_VIEW_SIDE / max(width, height))
+        size = (max(8, round(width * scale)), max(8, round(height * scale)))
+        target = np.array(
+            [[0, 0], [size[0], 0], [size[0], size[1]], [0, size[1]]], np.float32
+        )
+        matrix = cv2.getPerspectiveTransform(q.astype(np.float32), target).astype(np.float64)
+        return cls(matrix, size, frame_size, scale)
+
+    @property
+    def is_identity(self) -> bool:
+        """True when the view is the frame itself (nothing to warp or map back)."""
+        return self.size == self.frame_size and bool(np.allclose(self.matrix, np.eye(3)))
+
+    def warp(self, frame: np.ndarray) -> np.ndarray:
+        """The view cut out of ``frame`` (BGR uint8 of ``frame_size``)."""
+        h, w = frame.shape[:2]
+        if (w, h) != self.frame_size:
+            raise VisionError(
+                f"this tray view is for {self.frame_size[0]}x{self.frame_size[1]} frames,"
+                f" got {w}x{h}"
+            )
+        matrix = self.matrix
+        source = frame
+        if self.scale <= 0.5:
+            # Only the part of the frame the view needs, halved with area averaging (OpenCV's
+            # fast path) while the warp would still shrink it twice or more; bilinear
+            # sampling alone would alias the pips away.
+            inverse = np.linalg.inv(self.matrix)
+            vw, vh = self.size
+            box = cv2.perspectiveTransform(
+                np.array([[[0, 0], [vw, 0], [vw, vh], [0, vh]]], np.float64), inverse
+            )[0]
+            x0 = max(0, int(math.floor(box[:, 0].min())) - 2)
+            y0 = max(0, int(math.floor(box[:, 1].min())) - 2)
+            x1 = min(w, int(math.ceil(box[:, 0].max())) + 2)
+            y1 = min(h, int(math.ceil(box[:, 1].max())) + 2)
+            source = frame[y0:y1, x0:x1]
+            f = 1.0
+            while self.scale <= f / 2 and min(source.shape[:2]) >= 16:
+                source = cv2.resize(
+                    source, (source.shape[1] // 2, source.shape[0] // 2),
+                    interpolation=cv2.INTER_AREA,
+                )
+                f /= 2
+            fx, fy = source.shape[1] / (x1 - x0), source.shape[0] / (y1 - y0)
+            to_source = np.array([[fx, 0, -x0 * fx], [0, fy, -y0 * fy], [0, 0, 1]], np.float64)
+            matrix = self.matrix @ np.linalg.inv(to_source)
+        if np.allclose(matrix[2], (0, 0, 1)) and np.allclose(matrix[0, 1], 0) and np.allclose(
+            matrix[1, 0], 0
+        ):
+            return cv2.warpAffine(
+                source, matrix[:2], self.size, flags=cv2.INTER_LINEAR,
+                borderMode=cv2.BORDER_REPLICATE,
+            )
+        return cv2.warpPerspective(
+            source, matrix, self.size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+        )
+
+    def points_to_frame(self, points: np.ndarray) -> np.ndarray:
+        """View pixel coordinates (N, 2) to frame pixel coordinates."""
+        pts = np.asarray(points, np.float64).reshape(-1, 1, 2)
+        return cv2.perspectiveTransform(pts, np.linalg.inv(self.matrix)).reshape(-1, 2)
+
+    def region_to_frame(self, region: DieRegion) -> DieRegion:
+        """A die's region found in the view, in frame pixels (centre, corners, edge, turn)."""
+        pts = self.points_to_frame(np.array([region.center, *region.corners]))
+        centre, corners = pts[0], pts[1:]
+        edges = np.linalg.norm(np.roll(corners, -1, axis=0) - corners, axis=1)
+        dx, dy = corners[1] - corners[0]
+        angle = math.degrees(math.atan2(dy, dx)) % 90.0
+        return DieRegion(
+            center=(float(centre[0]), float(centre[1])),
+            size=float(edges.mean()),
+            angle=float(angle),
+            corners=tuple((float(x), float(y)) for x, y in corners),
+            confidence=region.confidence,
+        )
+
+    def die_to_frame(self, die: Die) -> Die:
+        """A die read in the view, with its region in frame pixels."""
+        if self.is_identity:
+            return die
+        return replace(die, region=self.region_to_frame(die.region))
