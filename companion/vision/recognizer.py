@@ -155,30 +155,16 @@ class PipRecognizer:
         view = self._view(frame, die)
         if view is None and self.profile is None:
             # No die anywhere in the frame at any size.
-            return Reading("pips", (), (w, h), {"rectify": 0.0, "detect": 0.0, "pips": 0.0,
-                                                 "total": (time.perf_counter() - t0) * 1000.0})
-        image = frame if view is None or view.is_identity else view.warp(frame)
-        t1 = time.perf_counter()
-        if self.spotter is not None:
-            if view is None:
-                regions = self.spotter.spot(image, self.profile)
-            else:
-                # A die of ``CANON_DIE`` view pixels at ``VIEW_SCALE``, whatever the view's
-                # scale came out (the pip counter's views are never shrunk).
-                in_view = CANON_DIE if die is None else die * view.scale
-                regions = self.spotter.spot_at(image, VIEW_SCALE * CANON_DIE / in_view)
+            dice: list[Die] = []
+            t1 = t2 = time.perf_counter()
         elif view is None:
-            regions = find_in_tray(image, self.profile, PIP_WORK_SIDE)
+            # A tray of more than four corners: read the frame as it is, inside the tray.
+            t1 = time.perf_counter()
+            dice, t2 = self._find_and_read(frame, None)
         else:
-            in_view = CANON_DIE if die is None else die * view.scale
-            regions = find_dice(image, FinderOptions(die_size=in_view, work_side=PIP_WORK_SIDE))
-        t2 = time.perf_counter()
-        if self.pipnet is not None:
-            dice = _read_with_net(self.pipnet, image, regions)
-        else:
-            dice = _count_pips(image, regions)
-        dice = _suppress_duplicates(dice)
-        if view is not None:
+            image = frame if view.is_identity else view.warp(frame)
+            t1 = time.perf_counter()
+            dice, t2 = self._find_and_read(image, CANON_DIE if die is None else die * view.scale)
             dice = [view.die_to_frame(d) for d in dice]
         t3 = time.perf_counter()
         return Reading(
@@ -192,6 +178,45 @@ class PipRecognizer:
                 "total": (t3 - t0) * 1000.0,
             },
         )
+
+    def read_view(self, image: np.ndarray, die: float = CANON_DIE) -> Reading:
+        """Read a top-down picture of the bare tray whose dice are ``die`` pixels across:
+        what ``read`` does in the straightened view, without straightening or mapping."""
+        check_frame(image)
+        t0 = time.perf_counter()
+        dice, t1 = self._find_and_read(image, die)
+        t2 = time.perf_counter()
+        return Reading(
+            kind="pips",
+            dice=tuple(dice),
+            frame_size=(image.shape[1], image.shape[0]),
+            timings_ms={
+                "detect": (t1 - t0) * 1000.0,
+                "pips": (t2 - t1) * 1000.0,
+                "total": (t2 - t0) * 1000.0,
+            },
+        )
+
+    def _find_and_read(self, image: np.ndarray, die: float | None) -> tuple[list[Die], float]:
+        """The dice of ``image`` (a view with dice ``die`` pixels across, or with ``die``
+        None the frame itself inside the profile's tray), and when finding them ended."""
+        if self.spotter is not None:
+            if die is None:
+                regions = self.spotter.spot(image, self.profile)
+            else:
+                # A die of ``CANON_DIE`` pixels at ``VIEW_SCALE``, whatever the view's scale
+                # came out (the pip counter's views are never shrunk).
+                regions = self.spotter.spot_at(image, VIEW_SCALE * CANON_DIE / die)
+        elif die is None:
+            regions = find_in_tray(image, self.profile, PIP_WORK_SIDE)
+        else:
+            regions = find_dice(image, FinderOptions(die_size=die, work_side=PIP_WORK_SIDE))
+        found = time.perf_counter()
+        if self.pipnet is not None:
+            dice = _read_with_net(self.pipnet, image, regions)
+        else:
+            dice = _count_pips(image, regions)
+        return _suppress_duplicates(dice), found
 
 
 def _snap(scale: float) -> float:
