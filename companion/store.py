@@ -16,6 +16,7 @@ Timestamps are passed in by the caller, who owns the clock.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
@@ -115,22 +116,25 @@ def _dump(value: Any) -> str:
 class Store:
     """The SQLite event log at ``path`` (created with its schema when new)."""
 
-    def __init__(self, path: str | Path, *, timeout: float = 10.0) -> None:
+    def __init__(
+        self, path: str | Path, *, timeout: float = 10.0, readonly: bool = False
+    ) -> None:
         self.path = Path(path)
+        self.readonly = readonly
         self._lock = threading.RLock()
-        if str(path) != ":memory:":
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise StoreError(
-                    f"cannot create the folder for the event log {path}: {exc.strerror}; "
-                    "choose another data_dir"
-                ) from None
+        memory = str(path) == ":memory:"
+        if readonly and not memory and not self.path.is_file():
+            raise StoreError(f"there is no event log at {path}; give --db or set data_dir")
+        if not readonly and not memory:
+            _create_private(self.path)
         try:
             # Autocommit mode: transactions are opened explicitly below, so the
-            # sqlite3 module never starts or commits one behind our back.
+            # sqlite3 module never starts or commits one behind our back. A reader opens
+            # the file read-only, so it can never write a schema into someone's file.
+            target = f"{self.path.resolve().as_uri()}?mode=ro" if readonly else str(path)
             self._db = sqlite3.connect(
-                str(path), timeout=timeout, isolation_level=None, check_same_thread=False
+                target, timeout=timeout, isolation_level=None, check_same_thread=False,
+                uri=readonly,
             )
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open the database {path}: {exc}") from None
@@ -139,6 +143,8 @@ class Store:
         except BaseException:
             self._db.close()
             raise
+        if not readonly and not memory:
+            _tighten(self.path)
 
     def _prepare(self) -> None:
         db = self._db
@@ -156,6 +162,13 @@ class Store:
                     f"{self.path} has event-log schema version {version}, but this companion "
                     f"knows version {SCHEMA_VERSION}; use a matching companion version"
                 )
+            if self.readonly:
+                if version == 0:
+                    raise SchemaError(
+                        f"{self.path} is not a companion event log (it holds no games); "
+                        "point --db / data_dir at another file"
+                    )
+                return
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=FULL")
             db.execute("PRAGMA foreign_keys=ON")
@@ -242,6 +255,7 @@ class Store:
 
     def game(self, game_id: int) -> GameRecord:
         """The stored game ``game_id``; raises :class:`UnknownGame`."""
+        _check_id(game_id)
         with self._lock:
             row = self._db.execute(
                 "SELECT id, game, setup, pin_hash, created, status FROM games WHERE id = ?",
@@ -291,6 +305,7 @@ class Store:
 
     @staticmethod
     def _require(db: sqlite3.Connection, game_id: int) -> None:
+        _check_id(game_id)
         if db.execute("SELECT 1 FROM games WHERE id = ?", (game_id,)).fetchone() is None:
             raise UnknownGame(f"there is no game {game_id}; `companion games` lists them")
 
@@ -366,6 +381,49 @@ class Store:
                 "SELECT max(version) FROM events WHERE game_id = ?", (game_id,)
             ).fetchone()
         return int(row[0] or 0)
+
+
+# SQLite integers are 64-bit: a larger id from a URL or the command line names no game
+# (sqlite3 would raise OverflowError, a crash rather than "no such game").
+_ID_MAX = 2**63 - 1
+
+
+def _check_id(game_id: object) -> None:
+    if isinstance(game_id, bool) or not isinstance(game_id, int) or not 1 <= game_id <= _ID_MAX:
+        shown = "that number" if isinstance(game_id, int) and game_id > _ID_MAX else repr(game_id)
+        raise UnknownGame(f"there is no game {shown}; `companion games` lists them")
+
+
+def _create_private(path: Path) -> None:
+    """Create the folder (0700) and an empty database file (0600) if they are missing.
+
+    The log holds the PIN hashes: other users of the machine must not read it. SQLite
+    gives its -wal and -shm files the mode of the database file.
+    """
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StoreError(
+            f"cannot create the folder for the event log {path}: {exc.strerror}; "
+            "choose another data_dir"
+        ) from None
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
+        os.close(fd)
+    except OSError as exc:
+        raise StoreError(
+            f"cannot create the event log {path}: {exc.strerror}; choose another data_dir"
+        ) from None
+
+
+def _tighten(path: Path) -> None:
+    # A log made by an older companion (0644) becomes owner-only too; not ours: leave it.
+    for file in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        try:
+            if file.exists() and file.stat().st_mode & 0o077:
+                file.chmod(0o600)
+        except OSError:
+            pass
 
 
 def _statements(script: str) -> Iterator[str]:

@@ -85,7 +85,7 @@ def _open_store(args: argparse.Namespace) -> Store:
             f"there is no event log at {path}; give --db or set data_dir "
             "(the dashboard creates it when the first game starts)"
         )
-    return Store(path)
+    return Store(path, readonly=True)
 
 
 def run_export(args: argparse.Namespace) -> int:
