@@ -52,7 +52,13 @@ def read_labels(
 ) -> list[LabelledDie]:
     """Parse a label file; ``values[class]`` is the die's value."""
     dice = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise EvalDataError(f"{path} is not UTF-8 text; a label file is plain text") from None
+    except OSError as exc:
+        raise EvalDataError(f"cannot read the label file {path}: {exc.strerror}") from None
+    for number, line in enumerate(text.splitlines(), start=1):
         parts = line.split()
         if not parts:
             continue

@@ -38,7 +38,7 @@ __all__ = [
     "UnknownGame",
 ]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 ACTIVE = "active"
 ARCHIVED = "archived"
@@ -71,6 +71,24 @@ CREATE TRIGGER games_no_delete BEFORE DELETE ON games
 BEGIN SELECT RAISE(ABORT, 'games are archived, never deleted'); END;
 """
 
+# Version 2: a junk game can be taken off the list; its log stays (append-only).
+_SCHEMA_2 = """
+CREATE TABLE hidden (
+    game_id  INTEGER PRIMARY KEY REFERENCES games (id),
+    time     REAL    NOT NULL
+);
+CREATE TRIGGER hidden_no_delete BEFORE DELETE ON hidden
+BEGIN SELECT RAISE(ABORT, 'a removed game stays removed'); END;
+"""
+
+
+_SELECT_GAME = (
+    "SELECT id, game, setup, pin_hash, created, status, "
+    "EXISTS (SELECT 1 FROM hidden WHERE hidden.game_id = games.id) FROM games"
+)
+
+_SELECT_GAME_V1 = "SELECT id, game, setup, pin_hash, created, status, 0 FROM games"
+
 
 class StoreError(ValueError):
     """The event log cannot do what was asked (the message says why and what to do)."""
@@ -102,6 +120,7 @@ class GameRecord:
     pin_hash: str
     created: float
     status: str
+    hidden: bool = False
 
     @property
     def active(self) -> bool:
@@ -121,6 +140,7 @@ class Store:
     ) -> None:
         self.path = Path(path)
         self.readonly = readonly
+        self._select = _SELECT_GAME
         self._lock = threading.RLock()
         memory = str(path) == ":memory:"
         if readonly and not memory and not self.path.is_file():
@@ -157,12 +177,15 @@ class Store:
                         f"{self.path} is an SQLite database but not a companion event log; "
                         "point --db / data_dir at another file"
                     )
-            elif version != SCHEMA_VERSION:
+            elif version not in (1, SCHEMA_VERSION):
                 raise SchemaError(
                     f"{self.path} has event-log schema version {version}, but this companion "
                     f"knows version {SCHEMA_VERSION}; use a matching companion version"
                 )
             if self.readonly:
+                if version == 1:
+                    # Read as it is: a reader does not migrate (no game of it was removed).
+                    self._select = _SELECT_GAME_V1
                 if version == 0:
                     raise SchemaError(
                         f"{self.path} is not a companion event log (it holds no games); "
@@ -172,14 +195,15 @@ class Store:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=FULL")
             db.execute("PRAGMA foreign_keys=ON")
-            if version == 0:
+            if version < SCHEMA_VERSION:
                 with self._transaction():
                     # Another process may have created the schema since we looked.
-                    if db.execute("PRAGMA user_version").fetchone()[0] == 0:
-                        # Statement by statement: executescript() would COMMIT on its own.
-                        for statement in _statements(_SCHEMA):
-                            db.execute(statement)
-                        db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+                    found = db.execute("PRAGMA user_version").fetchone()[0]
+                    # Statement by statement: executescript() would COMMIT on its own.
+                    script = (_SCHEMA if found == 0 else "") + (_SCHEMA_2 if found < 2 else "")
+                    for statement in _statements(script):
+                        db.execute(statement)
+                    db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         except sqlite3.DatabaseError as exc:
             raise SchemaError(
                 f"{self.path} cannot be used as the event log ({exc}); "
@@ -258,7 +282,7 @@ class Store:
         _check_id(game_id)
         with self._lock:
             row = self._db.execute(
-                "SELECT id, game, setup, pin_hash, created, status FROM games WHERE id = ?",
+                f"{self._select} WHERE id = ?",
                 (game_id,),
             ).fetchone()
         if row is None:
@@ -269,20 +293,21 @@ class Store:
         """Every stored game, oldest first."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT id, game, setup, pin_hash, created, status FROM games ORDER BY id"
+                f"{self._select} ORDER BY id"
             ).fetchall()
         return [self._record(row) for row in rows]
 
     @staticmethod
     def _record(row: tuple[Any, ...]) -> GameRecord:
-        game_id, game, setup, pin_hash, created, status = row
+        game_id, game, setup, pin_hash, created, status, hidden = row
         try:
             setup_dict = json.loads(setup)
         except (TypeError, ValueError):
             setup_dict = None
         if not isinstance(setup_dict, dict):
             raise CorruptEntry(f"game {game_id}: the stored setup is not a JSON object")
-        return GameRecord(game_id, game, setup_dict, pin_hash, float(created), status)
+        return GameRecord(game_id, game, setup_dict, pin_hash, float(created), status,
+                          bool(hidden))
 
     def activate(self, game_id: int) -> None:
         """Make ``game_id`` the active game; the previously active one is archived."""
@@ -296,6 +321,14 @@ class Store:
         with self._transaction() as db:
             self._require(db, game_id)
             db.execute("UPDATE games SET status = 'archived' WHERE id = ?", (game_id,))
+
+    def hide(self, game_id: int, when: float) -> None:
+        """Take ``game_id`` off the list (archived too); its entries stay stored."""
+        with self._transaction() as db:
+            self._require(db, game_id)
+            db.execute("UPDATE games SET status = 'archived' WHERE id = ?", (game_id,))
+            db.execute("INSERT OR IGNORE INTO hidden (game_id, time) VALUES (?, ?)",
+                       (game_id, when))
 
     def active_game_id(self) -> int | None:
         """The id of the active game, or None."""
