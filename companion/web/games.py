@@ -42,6 +42,7 @@ from companion.web.security import (
 bp = Blueprint("games", __name__)
 
 WHO_MAX = 40
+FIELD_ECHO_MAX = 100
 
 
 def game_ui(name: str) -> Any:
@@ -113,8 +114,9 @@ def new_game() -> Any:
     refusal = _may_create(table)
     if refusal is not None:
         status, message = refusal
+        typed = {key: value[:FIELD_ECHO_MAX] for key, value in form.items()}
         page = render_template("new_game.html", game=name, names=GAME_NAMES,
-                               rules=rule_fields(name), ui=ui, form=form, error=message)
+                               rules=rule_fields(name), ui=ui, form=typed, error=message)
         return page, status
     try:
         if pin != form.get("pin2", "").strip():
@@ -125,9 +127,11 @@ def new_game() -> Any:
         setup["rules"] = rules
         game_id = table.create_game(name, setup, pin, activate=True)
     except ValueError as exc:
-        # Show the form again with what was typed, so nothing has to be re-entered.
+        # Show the form again with what was typed, so nothing has to be re-entered
+        # (cut short: a megabyte pasted into a name field is not sent back).
+        typed = {key: value[:FIELD_ECHO_MAX] for key, value in form.items()}
         page = render_template("new_game.html", game=name, names=GAME_NAMES,
-                               rules=rule_fields(name), ui=ui, form=form, error=str(exc))
+                               rules=rule_fields(name), ui=ui, form=typed, error=str(exc))
         return page, 400
     remember_unlocked(game_id)
     session.permanent = True
