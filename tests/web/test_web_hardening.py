@@ -76,12 +76,16 @@ def test_parallel_guesses_from_one_client_are_counted_before_the_check(server, m
 
     def guess(n: int) -> None:
         c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-        c.request("POST", f"/games/{game}/unlock", body=f"pin={1000 + n}",
-                  headers={"Cookie": cookie, "X-CSRF-Token": token,
-                           "Content-Type": "application/x-www-form-urlencoded",
-                           "Accept": "application/json"})
-        statuses.append(c.getresponse().status)
-        c.close()
+        try:
+            c.request("POST", f"/games/{game}/unlock", body=f"pin={1000 + n}",
+                      headers={"Cookie": cookie, "X-CSRF-Token": token,
+                               "Content-Type": "application/x-www-form-urlencoded",
+                               "Accept": "application/json"})
+            statuses.append(c.getresponse().status)
+        except (ConnectionError, http.client.HTTPException):
+            statuses.append("closed")  # beyond the per-address connection cap
+        finally:
+            c.close()
 
     threads = [threading.Thread(target=guess, args=(n,)) for n in range(36)]
     for t in threads:
@@ -89,7 +93,8 @@ def test_parallel_guesses_from_one_client_are_counted_before_the_check(server, m
     for t in threads:
         t.join()
     assert len(checked) == 5, "only the free tries may reach the PIN check"
-    assert sorted(statuses) == [403] * 5 + [429] * 31
+    assert statuses.count(403) == 5
+    assert len(statuses) == 36 and set(statuses) <= {403, 429, "closed"}
 
 
 def _guest(app, address: str):
