@@ -180,3 +180,91 @@ def test_event_log_files_are_owner_only(tmp_path):
     old.chmod(0o644)
     Store(old).close()
     assert old.stat().st_mode & 0o077 == 0
+
+
+# -- item 8: start-up problems are one line and exit 2 ----------------------------------------
+
+def test_serve_with_a_data_dir_that_is_a_file_is_one_line(tmp_path, capsys, monkeypatch):
+    blocker = tmp_path / "data"
+    blocker.write_text("I am a file")
+    monkeypatch.setenv("COMPANION_DATA_DIR", str(blocker))
+    assert main(["serve", "--host", "127.0.0.1", "--port", "8080"]) == 2
+    assert "data_dir" in _one_error_line(capsys)
+    assert blocker.read_text() == "I am a file"
+
+
+def test_serve_on_a_port_in_use_is_one_line(tmp_path, capsys, monkeypatch):
+    import socket
+
+    monkeypatch.setenv("COMPANION_DATA_DIR", str(tmp_path / "data"))
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["serve", "--host", "127.0.0.1", "--port", str(port)]) == 2
+    line = _one_error_line(capsys)
+    assert f"127.0.0.1:{port}" in line and "port" in line
+
+
+def test_run_without_a_gpio_backend_keeps_the_dashboard(monkeypatch, caplog):
+    from companion import app as app_module
+
+    class NoPins:
+        def __init__(self, *args, **kwargs):
+            raise RuntimeError("Unable to load any default pin factory!")
+
+    monkeypatch.setattr("companion.hardware.button.TurnButton", NoPins)
+    notices: list[str] = []
+    with caplog.at_level("WARNING"):
+        assert app_module._open_button(17, object(), notices) is None
+    assert "GPIO 17" in notices[0] and "phone" in notices[0]
+    assert "without the turn button" in caplog.text
+
+
+def test_a_label_file_that_is_a_folder_or_not_utf8_names_the_file(tmp_path):
+    from companion.evaluation import EvalDataError, read_labels
+
+    folder = tmp_path / "x.txt"
+    folder.mkdir()
+    with pytest.raises(EvalDataError, match="x.txt"):
+        read_labels(folder, 100, 100)
+    latin = tmp_path / "y.txt"
+    latin.write_bytes(b"0 0.5 0.5 0.1 0.1 \xe9\n")
+    with pytest.raises(EvalDataError, match="y.txt.*UTF-8"):
+        read_labels(latin, 100, 100)
+
+
+# -- item 11: configuration values -------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "words"), [
+    ("port = 1.5", "port"), ('port = "٣"', "port"), ('port = "1_0"', "port"),
+    ("button_pin = -5", "button_pin"), ("button_pin = 99999", "button_pin"),
+    ('threads = "+3"', "threads"), ('admin_pin = "12ab"', "admin_pin"),
+    ('settle_seconds = "1e5000"', "settle_seconds"),
+])
+def test_config_refuses_odd_numbers(tmp_path, text, words):
+    from companion.config import ConfigError, load_settings
+
+    path = tmp_path / "config.toml"
+    path.write_text(text + "\n")
+    with pytest.raises(ConfigError, match=words) as caught:
+        load_settings(path, environ={})
+    assert "set_int_max_str_digits" not in str(caught.value)
+
+
+def test_config_env_numbers_are_plain_digits(tmp_path):
+    from companion.config import ConfigError, load_settings
+
+    with pytest.raises(ConfigError, match="port"):
+        load_settings(None, environ={"COMPANION_PORT": "8" * 5000})
+    assert load_settings(None, environ={"COMPANION_PORT": "8090",
+                                        "COMPANION_BUTTON_PIN": "17"}).button_pin == 17
+
+
+def test_a_config_file_that_is_not_utf8_is_named(tmp_path):
+    from companion.config import ConfigError, load_settings
+
+    path = tmp_path / "latin1.toml"
+    path.write_bytes('language = "de" # Schöcken\n'.encode("latin-1"))
+    with pytest.raises(ConfigError, match="latin1.toml.*UTF-8"):
+        load_settings(path, environ={})

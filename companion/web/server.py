@@ -8,9 +8,11 @@ pages fall back to polling.
 
 from __future__ import annotations
 
+import gc
 import signal
 import sys
 import threading
+import warnings
 from typing import Any, TextIO
 
 from flask import Flask
@@ -41,26 +43,32 @@ def make_server(app: Flask, settings: Settings, host: str | None = None,
     """
     host = settings.host if host is None else host
     port = settings.port if port is None else port
-    try:
-        server = create_server(
-            app,
-            host=host,
-            port=port,
-            threads=settings.threads,
-            channel_request_lookahead=1,
-            ident="dice-companion",
-            # Idle and half-open sockets are closed soon; a live event stream is never
-            # idle (it has a request in progress) and browsers reconnect by themselves.
-            channel_timeout=idle_seconds,
-            cleanup_interval=CLEANUP_SECONDS,
-            connection_limit=CONNECTION_LIMIT,
-            clear_untrusted_proxy_headers=True,
-        )
-    except OSError as exc:
-        raise ConfigError(
-            f"cannot listen on {host}:{port}: {exc.strerror}; is another companion "
-            "running? choose another port with --port or the port setting"
-        ) from None
+    failure = None
+    with warnings.catch_warnings():
+        # waitress leaves the socket it could not bind to the garbage collector: let it
+        # go quietly here, the message below says what happened.
+        warnings.simplefilter("ignore", ResourceWarning)
+        try:
+            server = create_server(
+                app,
+                host=host,
+                port=port,
+                threads=settings.threads,
+                channel_request_lookahead=1,
+                ident="dice-companion",
+                # Idle and half-open sockets are closed soon; a live event stream is never
+                # idle (it has a request in progress) and browsers reconnect by themselves.
+                channel_timeout=idle_seconds,
+                cleanup_interval=CLEANUP_SECONDS,
+                connection_limit=CONNECTION_LIMIT,
+                clear_untrusted_proxy_headers=True,
+            )
+        except OSError as exc:
+            failure = (f"cannot listen on {host}:{port}: {exc.strerror}; is another companion "
+                       "running? choose another port with --port or the port setting")
+        gc.collect()
+    if failure is not None:
+        raise ConfigError(failure)
     _limit_per_client(server, per_client)
     return server
 
