@@ -323,3 +323,56 @@ def test_rtl_override_in_a_name_is_refused_by_the_table(table):
     with pytest.raises(ValueError, match="text-direction"):
         table.create_game("schocken", {"players": ["\u202eannA", "Ben"]}, PIN)
     assert table.list_games() == []
+
+
+# -- item 4: idle connections from one device do not shut out the table ---------------------
+
+def test_an_idle_connection_flood_from_one_device_does_not_shut_out_the_table(tmp_path):
+    import socket
+
+    from companion.store import Store
+    from companion.table import Table
+    from companion.web.server import ServerThread, make_server
+
+    settings = Settings(data_dir=tmp_path, host="127.0.0.1", threads=8)
+    with Store(tmp_path / "log.sqlite3") as store:
+        table = Table(store, pin_iterations=1000)
+        game = table.create_game("schocken", SCHOCKEN_SETUP, PIN)
+        app = create_app(table, settings, TEST_CONFIG)
+        running = ServerThread(make_server(app, settings, host="127.0.0.1", port=0,
+                                           idle_seconds=2)).start()
+        flood = []
+        try:
+            # 150 idle sockets from one device (another loopback address: the same host).
+            for _ in range(150):
+                s = socket.socket()
+                s.bind(("127.0.0.2", 0))
+                s.settimeout(2)
+                s.connect(("127.0.0.1", int(running.port)))
+                flood.append(s)
+            time.sleep(0.3)
+            for n in range(5):  # the phones at the table still get answers at once
+                started = time.monotonic()
+                conn = http.client.HTTPConnection("127.0.0.1", int(running.port), timeout=2)
+                conn.request("GET", f"/games/{game}/snapshot.json")
+                assert conn.getresponse().status == 200
+                conn.close()
+                assert time.monotonic() - started < 1.0, n
+            # The device got its share only: the rest were closed at once, and its idle
+            # share is closed after the idle timeout.
+            time.sleep(3.5)
+            still_open = 0
+            for s in flood:
+                s.settimeout(0.01)
+                try:
+                    still_open += s.recv(1) != b""
+                except TimeoutError:
+                    still_open += 1  # nothing to read, yet not closed
+                except ConnectionError:
+                    pass
+            assert still_open == 0
+        finally:
+            for s in flood:
+                s.close()
+            table.close()
+            running.stop()
