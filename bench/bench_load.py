@@ -230,7 +230,8 @@ def main(argv: list[str] | None = None) -> int:
               f"{percentile(times, 99) * 1000:8.1f} {max(times) * 1000:8.1f}")
     print(f"live streams open: {streams_before}/{args.phones} before, "
           f"{streams_after}/{args.phones} at the end")
-    print(f"flood connections the server accepted and kept: {len(flood)} opened by the device")
+    print(f"idle flood: {len(flood)} connections opened by one device (the server keeps at most "
+          "24 per device and closes idle ones after 10 s)")
     print("server RSS (MiB): " + ", ".join(f"{k} {v / 1024:.1f}" for k, v in rss.items()))
     return 0
 
