@@ -188,6 +188,29 @@ def default_recognizers(settings: Settings) -> dict[str, Recognizer]:
     }
 
 
+def _open_button(pin: int, companion: Companion, notices: list[str]) -> Any:
+    """The turn button on ``pin``; without a GPIO backend None, and a notice says so.
+
+    A missing button must not cost the evening its dashboard: the scorekeeper can
+    record every throw on a phone.
+    """
+    from companion.hardware.button import TurnButton
+
+    try:
+        return TurnButton(
+            pin,
+            lambda: log.info("button: %s", companion.confirm().message),
+            lambda: log.info("button held: %s", companion.undo().message),
+            on_error=lambda exc: log.error("button: %s", exc),
+        )
+    except Exception as exc:  # gpiozero raises its own kinds (BadPinFactory, PinInvalidPin…)
+        message = (f"The turn button (GPIO {pin}) is not available ({type(exc).__name__}: "
+                   f"{exc}); record throws on the phone.")
+        log.warning("running without the turn button: %s", message)
+        notices.append(message)
+        return None
+
+
 def run(settings: Settings, *, open_source: Callable[..., FrameSource] | None = None) -> int:
     """Start everything the settings ask for and serve until interrupted."""
     from companion.hardware.camera import open_source as open_camera
@@ -196,15 +219,15 @@ def run(settings: Settings, *, open_source: Callable[..., FrameSource] | None = 
     from companion.web import create_app
     from companion.web.server import serve
 
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
     stop = threading.Event()
-    with Store(settings.database) as store:
+    with Store(settings.database) as store:  # makes data_dir, or says why it cannot
         table = Table(store)
         companion = Companion(
             table, default_recognizers(settings), SettleDetector(settings.settle_seconds)
         )
         threads: list[threading.Thread] = []
         button = None
+        notices: list[str] = []
         try:
             if settings.camera != "none":
                 opener = open_source or open_camera
@@ -215,17 +238,11 @@ def run(settings: Settings, *, open_source: Callable[..., FrameSource] | None = 
                     name="camera", daemon=True,
                 ))
             if settings.button_pin is not None:
-                from companion.hardware.button import TurnButton
-
-                button = TurnButton(
-                    settings.button_pin,
-                    lambda: log.info("button: %s", companion.confirm().message),
-                    lambda: log.info("button held: %s", companion.undo().message),
-                    on_error=lambda exc: log.error("button: %s", exc),
-                )
+                button = _open_button(settings.button_pin, companion, notices)
+            app = create_app(table, settings, {"NOTICES": tuple(notices)})
             for thread in threads:
                 thread.start()
-            serve(create_app(table, settings), settings)
+            serve(app, settings)
         finally:
             stop.set()
             for thread in threads:

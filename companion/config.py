@@ -7,6 +7,7 @@ anywhere stops start-up with a message naming the key and what it accepts.
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
@@ -33,6 +34,9 @@ class Settings:
     settle_seconds: float = 0.6
     # Every open page holds one thread for its live stream; ~30 phones plus requests.
     threads: int = 40
+    # The table's admin PIN (4 to 12 digits), set at install time: lets its holder start
+    # a game while another one runs. None: only the running game's scorekeeper can.
+    admin_pin: str | None = None
 
     @property
     def database(self) -> Path:
@@ -41,6 +45,8 @@ class Settings:
 
 
 _LANGUAGES = ("de", "en")
+_GPIO_MAX = 27  # the Pi's header offers BCM GPIO 0 to 27
+_PIN = re.compile(r"[0-9]{4,12}")
 
 
 def _convert(name: str, raw: object, kind: str) -> object:
@@ -50,16 +56,37 @@ def _convert(name: str, raw: object, kind: str) -> object:
         if kind == "Path | None":
             return None if raw in ("", None) else Path(str(raw)).expanduser()
         if kind == "int":
-            if isinstance(raw, bool):
-                raise ValueError
-            return int(raw)
+            return _whole(raw)
         if kind == "int | None":
-            return None if raw in ("", None, "none") else int(raw)
+            return None if raw in ("", None, "none") else _whole(raw)
         if kind == "float":
+            if isinstance(raw, bool) or not isinstance(raw, int | float | str):
+                raise ValueError
+            if isinstance(raw, str) and not _DECIMAL.fullmatch(raw.strip()):
+                raise ValueError
             return float(raw)
+        if kind == "str | None":
+            return None if raw in ("", None) else str(raw)
         return str(raw)
     except (TypeError, ValueError):
-        raise ConfigError(f"setting {name!r}: {raw!r} is not a valid {kind}") from None
+        shown = repr(raw) if len(repr(raw)) <= 40 else repr(raw)[:37] + "..."
+        raise ConfigError(f"setting {name!r}: {shown} is not a valid {kind}") from None
+
+
+_DIGITS = re.compile(r"-?[0-9]{1,9}")
+_DECIMAL = re.compile(r"[0-9]{1,9}(?:\.[0-9]{1,9})?")
+
+
+def _whole(raw: object) -> int:
+    # Plain ASCII digits only: int() would take "٣", "1_0" and "+3", and turn the TOML
+    # float 1.5 silently into 1.
+    if isinstance(raw, bool):
+        raise ValueError
+    if isinstance(raw, int):
+        return raw
+    if isinstance(raw, str) and _DIGITS.fullmatch(raw.strip()):
+        return int(raw.strip())
+    raise ValueError
 
 
 def validate(settings: Settings) -> Settings:
@@ -79,6 +106,13 @@ def validate(settings: Settings) -> Settings:
         raise ConfigError("setting 'settle_seconds' must be above 0 and at most 10")
     if not 1 <= settings.threads <= 256:
         raise ConfigError("setting 'threads' must be between 1 and 256")
+    if settings.button_pin is not None and not 0 <= settings.button_pin <= _GPIO_MAX:
+        raise ConfigError(
+            f"setting 'button_pin': {settings.button_pin} is not a GPIO number; use 0 to "
+            f"{_GPIO_MAX} (BCM numbering, e.g. 17 = physical pin 11)"
+        )
+    if settings.admin_pin is not None and not _PIN.fullmatch(settings.admin_pin):
+        raise ConfigError("setting 'admin_pin' must be 4 to 12 digits (0-9)")
     return settings
 
 
@@ -99,6 +133,8 @@ def load_settings(
             data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
         except OSError as exc:
             raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
+        except UnicodeDecodeError:
+            raise ConfigError(f"config file {path} is not UTF-8 text; save it as UTF-8") from None
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"config file {path} is not valid TOML: {exc}") from None
         for key, raw in data.items():

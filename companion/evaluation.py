@@ -73,9 +73,9 @@ def read_labels(
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
-        raise EvalDataError(f"{path}: not a UTF-8 text file") from None
+        raise EvalDataError(f"{path} is not UTF-8 text; a label file is plain text") from None
     except OSError as exc:
-        raise EvalDataError(f"{path}: cannot be read ({exc.strerror})") from None
+        raise EvalDataError(f"cannot read the label file {path}: {exc.strerror}") from None
     for number, line in enumerate(text.splitlines(), start=1):
         parts = line.split()
         if not parts:

@@ -45,6 +45,7 @@ import csv
 import io
 import json
 import math
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -52,6 +53,7 @@ from types import MappingProxyType, ModuleType
 from typing import Any
 
 from companion.games import GameError, IllegalAction, ParseError, game_module
+from companion.games.parsing import read_json
 
 __all__ = [
     "CORRECT",
@@ -382,13 +384,6 @@ def fold_entries(module: ModuleType, setup: Any, entries: Iterable[Entry]) -> Fo
     return Fold.begin(module, setup).extend(entries)
 
 
-def _strict_json(text: str) -> Any:
-    def no_constant(name: str) -> Any:
-        raise ValueError(f"{name} is not allowed in a game log")
-
-    return json.loads(text, parse_constant=no_constant)
-
-
 def _lines(text: str) -> Iterator[tuple[int, str]]:
     for number, line in enumerate(text.splitlines(), start=1):
         if line.strip():
@@ -402,10 +397,7 @@ def read_header(
 
     ``games`` maps a game name to its rules module (tests pass a fake game).
     """
-    try:
-        header = _strict_json(line)
-    except ValueError as exc:
-        raise ParseError(f"the header is not valid JSON ({exc})") from None
+    header = read_json(line, "the header is ")
     if not isinstance(header, dict):
         raise ParseError("the header must be a JSON object")
     if header.get("format") != LOG_FORMAT:
@@ -445,10 +437,7 @@ def read_log(text: str, games: Callable[[str], ModuleType] = game_module) -> Fol
         raise LogError(f"line {number}", exc) from exc
     for number, line in lines:
         try:
-            try:
-                payload = _strict_json(line)
-            except ValueError as exc:
-                raise ParseError(f"not valid JSON ({exc})") from None
+            payload = read_json(line, "")
             fold = fold.add(Entry(fold.version + 1, payload))
         except GameError as exc:
             raise LogError(f"line {number}", exc) from exc
@@ -517,10 +506,42 @@ def _english(texts: Mapping[str, str] | None) -> str:
     return texts.get("en") or next(iter(texts.values()))
 
 
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
+
+
+def csv_cell(value: object) -> object:
+    """``value`` made safe for a spreadsheet: text that would start a formula gets a ``'``.
+
+    Spreadsheets run a cell starting with ``= + - @`` (or a tab or CR before one) as a
+    formula, so a player named ``=HYPERLINK(...)`` could act on the scorekeeper's
+    computer. The leading apostrophe is how spreadsheet users themselves mark a cell as
+    text; plain numbers such as ``-1`` stay numbers.
+    """
+    if not isinstance(value, str) or not value.startswith(_FORMULA_START):
+        return value
+    if _PLAIN_NUMBER.fullmatch(value):
+        return value
+    return "'" + value
+
+
+class _SafeWriter:
+    """A csv writer whose every cell goes through :func:`csv_cell`."""
+
+    def __init__(self, out: io.StringIO) -> None:
+        self._writer = csv.writer(out, lineterminator="\n")
+
+    def writerow(self, row: Iterable[object]) -> None:
+        self._writer.writerow([csv_cell(cell) for cell in row])
+
+
 def format_csv(fold: Fold) -> str:
-    """The game as CSV: one row per entry, an empty row, then the standings block."""
+    """The game as CSV: one row per entry, an empty row, then the standings block.
+
+    Text cells that a spreadsheet would run as a formula are neutralised (:func:`csv_cell`).
+    """
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = _SafeWriter(out)
     writer.writerow(["version", "time", "who", "action", "details", "status", "text"])
     for row in fold.history():
         payload = dict(row["action"])

@@ -16,6 +16,7 @@ Timestamps are passed in by the caller, who owns the clock.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
@@ -37,7 +38,7 @@ __all__ = [
     "UnknownGame",
 ]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 ACTIVE = "active"
 ARCHIVED = "archived"
@@ -70,6 +71,24 @@ CREATE TRIGGER games_no_delete BEFORE DELETE ON games
 BEGIN SELECT RAISE(ABORT, 'games are archived, never deleted'); END;
 """
 
+# Version 2: a junk game can be taken off the list; its log stays (append-only).
+_SCHEMA_2 = """
+CREATE TABLE hidden (
+    game_id  INTEGER PRIMARY KEY REFERENCES games (id),
+    time     REAL    NOT NULL
+);
+CREATE TRIGGER hidden_no_delete BEFORE DELETE ON hidden
+BEGIN SELECT RAISE(ABORT, 'a removed game stays removed'); END;
+"""
+
+
+_SELECT_GAME = (
+    "SELECT id, game, setup, pin_hash, created, status, "
+    "EXISTS (SELECT 1 FROM hidden WHERE hidden.game_id = games.id) FROM games"
+)
+
+_SELECT_GAME_V1 = "SELECT id, game, setup, pin_hash, created, status, 0 FROM games"
+
 
 class StoreError(ValueError):
     """The event log cannot do what was asked (the message says why and what to do)."""
@@ -101,6 +120,7 @@ class GameRecord:
     pin_hash: str
     created: float
     status: str
+    hidden: bool = False
 
     @property
     def active(self) -> bool:
@@ -115,22 +135,26 @@ def _dump(value: Any) -> str:
 class Store:
     """The SQLite event log at ``path`` (created with its schema when new)."""
 
-    def __init__(self, path: str | Path, *, timeout: float = 10.0) -> None:
+    def __init__(
+        self, path: str | Path, *, timeout: float = 10.0, readonly: bool = False
+    ) -> None:
         self.path = Path(path)
+        self.readonly = readonly
+        self._select = _SELECT_GAME
         self._lock = threading.RLock()
-        if str(path) != ":memory:":
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise StoreError(
-                    f"cannot create the folder for the event log {path}: {exc.strerror}; "
-                    "choose another data_dir"
-                ) from None
+        memory = str(path) == ":memory:"
+        if readonly and not memory and not self.path.is_file():
+            raise StoreError(f"there is no event log at {path}; give --db or set data_dir")
+        if not readonly and not memory:
+            _create_private(self.path)
         try:
             # Autocommit mode: transactions are opened explicitly below, so the
-            # sqlite3 module never starts or commits one behind our back.
+            # sqlite3 module never starts or commits one behind our back. A reader opens
+            # the file read-only, so it can never write a schema into someone's file.
+            target = f"{self.path.resolve().as_uri()}?mode=ro" if readonly else str(path)
             self._db = sqlite3.connect(
-                str(path), timeout=timeout, isolation_level=None, check_same_thread=False
+                target, timeout=timeout, isolation_level=None, check_same_thread=False,
+                uri=readonly,
             )
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open the database {path}: {exc}") from None
@@ -139,6 +163,8 @@ class Store:
         except BaseException:
             self._db.close()
             raise
+        if not readonly and not memory:
+            _tighten(self.path)
 
     def _prepare(self) -> None:
         db = self._db
@@ -151,22 +177,33 @@ class Store:
                         f"{self.path} is an SQLite database but not a companion event log; "
                         "point --db / data_dir at another file"
                     )
-            elif version != SCHEMA_VERSION:
+            elif version not in (1, SCHEMA_VERSION):
                 raise SchemaError(
                     f"{self.path} has event-log schema version {version}, but this companion "
                     f"knows version {SCHEMA_VERSION}; use a matching companion version"
                 )
+            if self.readonly:
+                if version == 1:
+                    # Read as it is: a reader does not migrate (no game of it was removed).
+                    self._select = _SELECT_GAME_V1
+                if version == 0:
+                    raise SchemaError(
+                        f"{self.path} is not a companion event log (it holds no games); "
+                        "point --db / data_dir at another file"
+                    )
+                return
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=FULL")
             db.execute("PRAGMA foreign_keys=ON")
-            if version == 0:
+            if version < SCHEMA_VERSION:
                 with self._transaction():
                     # Another process may have created the schema since we looked.
-                    if db.execute("PRAGMA user_version").fetchone()[0] == 0:
-                        # Statement by statement: executescript() would COMMIT on its own.
-                        for statement in _statements(_SCHEMA):
-                            db.execute(statement)
-                        db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+                    found = db.execute("PRAGMA user_version").fetchone()[0]
+                    # Statement by statement: executescript() would COMMIT on its own.
+                    script = (_SCHEMA if found == 0 else "") + (_SCHEMA_2 if found < 2 else "")
+                    for statement in _statements(script):
+                        db.execute(statement)
+                    db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         except sqlite3.DatabaseError as exc:
             raise SchemaError(
                 f"{self.path} cannot be used as the event log ({exc}); "
@@ -242,9 +279,10 @@ class Store:
 
     def game(self, game_id: int) -> GameRecord:
         """The stored game ``game_id``; raises :class:`UnknownGame`."""
+        _check_id(game_id)
         with self._lock:
             row = self._db.execute(
-                "SELECT id, game, setup, pin_hash, created, status FROM games WHERE id = ?",
+                f"{self._select} WHERE id = ?",
                 (game_id,),
             ).fetchone()
         if row is None:
@@ -255,20 +293,21 @@ class Store:
         """Every stored game, oldest first."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT id, game, setup, pin_hash, created, status FROM games ORDER BY id"
+                f"{self._select} ORDER BY id"
             ).fetchall()
         return [self._record(row) for row in rows]
 
     @staticmethod
     def _record(row: tuple[Any, ...]) -> GameRecord:
-        game_id, game, setup, pin_hash, created, status = row
+        game_id, game, setup, pin_hash, created, status, hidden = row
         try:
             setup_dict = json.loads(setup)
         except (TypeError, ValueError):
             setup_dict = None
         if not isinstance(setup_dict, dict):
             raise CorruptEntry(f"game {game_id}: the stored setup is not a JSON object")
-        return GameRecord(game_id, game, setup_dict, pin_hash, float(created), status)
+        return GameRecord(game_id, game, setup_dict, pin_hash, float(created), status,
+                          bool(hidden))
 
     def activate(self, game_id: int) -> None:
         """Make ``game_id`` the active game; the previously active one is archived."""
@@ -283,6 +322,14 @@ class Store:
             self._require(db, game_id)
             db.execute("UPDATE games SET status = 'archived' WHERE id = ?", (game_id,))
 
+    def hide(self, game_id: int, when: float) -> None:
+        """Take ``game_id`` off the list (archived too); its entries stay stored."""
+        with self._transaction() as db:
+            self._require(db, game_id)
+            db.execute("UPDATE games SET status = 'archived' WHERE id = ?", (game_id,))
+            db.execute("INSERT OR IGNORE INTO hidden (game_id, time) VALUES (?, ?)",
+                       (game_id, when))
+
     def active_game_id(self) -> int | None:
         """The id of the active game, or None."""
         with self._lock:
@@ -291,6 +338,7 @@ class Store:
 
     @staticmethod
     def _require(db: sqlite3.Connection, game_id: int) -> None:
+        _check_id(game_id)
         if db.execute("SELECT 1 FROM games WHERE id = ?", (game_id,)).fetchone() is None:
             raise UnknownGame(f"there is no game {game_id}; `companion games` lists them")
 
@@ -366,6 +414,49 @@ class Store:
                 "SELECT max(version) FROM events WHERE game_id = ?", (game_id,)
             ).fetchone()
         return int(row[0] or 0)
+
+
+# SQLite integers are 64-bit: a larger id from a URL or the command line names no game
+# (sqlite3 would raise OverflowError, a crash rather than "no such game").
+_ID_MAX = 2**63 - 1
+
+
+def _check_id(game_id: object) -> None:
+    if isinstance(game_id, bool) or not isinstance(game_id, int) or not 1 <= game_id <= _ID_MAX:
+        shown = "that number" if isinstance(game_id, int) and game_id > _ID_MAX else repr(game_id)
+        raise UnknownGame(f"there is no game {shown}; `companion games` lists them")
+
+
+def _create_private(path: Path) -> None:
+    """Create the folder (0700) and an empty database file (0600) if they are missing.
+
+    The log holds the PIN hashes: other users of the machine must not read it. SQLite
+    gives its -wal and -shm files the mode of the database file.
+    """
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StoreError(
+            f"cannot create the folder for the event log {path}: {exc.strerror}; "
+            "choose another data_dir"
+        ) from None
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
+        os.close(fd)
+    except OSError as exc:
+        raise StoreError(
+            f"cannot create the event log {path}: {exc.strerror}; choose another data_dir"
+        ) from None
+
+
+def _tighten(path: Path) -> None:
+    # A log made by an older companion (0644) becomes owner-only too; not ours: leave it.
+    for file in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        try:
+            if file.exists() and file.stat().st_mode & 0o077:
+                file.chmod(0o600)
+        except OSError:
+            pass
 
 
 def _statements(script: str) -> Iterator[str]:

@@ -104,12 +104,52 @@ def pin_matches(pin: str, stored: str) -> bool:
     return hmac.compare_digest(actual, expected)
 
 
+NAME_MAX = 30
+PLAYERS_MAX = 12
+TEXT_MAX = 64
+SETUP_CHARS_MAX = 4096
+ACTION_CHARS_MAX = 2048
+# Characters that turn text around or hide it (right-to-left overrides and isolates,
+# direction marks): a name "Anna\u202e" can make the history read backwards.
+_HIDDEN_CHARS = re.compile("[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f"
+                           "\u202a-\u202e\u2066-\u2069]")
+
+
+def check_name(text: object, what: str, limit: int = NAME_MAX) -> str:
+    """``text`` stripped, if it is 1 to ``limit`` visible characters; else TableError.
+
+    Control characters and right-to-left overrides are refused: a name is shown on
+    every phone and in every export, so it must read as what it is.
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise TableError(f"{what}: give 1 to {limit} characters")
+    text = text.strip()
+    if len(text) > limit:
+        raise TableError(f"{what}: at most {limit} characters, not {len(text)}")
+    if _HIDDEN_CHARS.search(text):
+        raise TableError(f"{what}: no control or text-direction characters, please")
+    return text
+
+
 def _check_who(who: str) -> str:
-    if not isinstance(who, str) or not who.strip() or len(who.strip()) > _WHO_MAX:
-        raise TableError(
-            f"say who records this (a name of 1 to {_WHO_MAX} characters), not {who!r}"
-        )
-    return who.strip()
+    return check_name(who, "say who records this (a name)", _WHO_MAX)
+
+
+def _check_texts(value: Any, what: str, chars_max: int) -> None:
+    """Every text inside ``value`` (a setup or action) is short and plainly visible."""
+    size = len(json.dumps(value, ensure_ascii=False))
+    if size > chars_max:
+        raise TableError(f"{what} is too large ({size} characters, at most {chars_max})")
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Mapping):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+        elif isinstance(item, str) and item:
+            check_name(item, f"every text in {what}", TEXT_MAX)
 
 
 def _player_names(setup: Any) -> list[str]:
@@ -226,14 +266,17 @@ class Table:
 
     # -- games -----------------------------------------------------------------
 
-    def list_games(self) -> list[dict[str, Any]]:
+    def list_games(self, *, include_removed: bool = False) -> list[dict[str, Any]]:
         """Every stored game, oldest first: id, game, players, created, status, version, over.
 
-        A game whose stored log cannot be rebuilt is listed with an ``error``.
+        A game whose stored log cannot be rebuilt is listed with an ``error``. Games
+        taken off the list (:meth:`hide`) are left out unless ``include_removed``.
         """
         with self._lock:
             rows = []
             for record in self._store.games():
+                if record.hidden and not include_removed:
+                    continue
                 row: dict[str, Any] = {
                     "id": record.id,
                     "game": record.game,
@@ -263,7 +306,9 @@ class Table:
         module = self._games(game)
         if not isinstance(setup, Mapping):
             raise ParseError(f"the setup must be an object with players and rules, not {setup!r}")
+        _check_texts(setup, "the setup", SETUP_CHARS_MAX)
         parsed = module.Setup.from_dict(dict(setup))
+        self._check_players(parsed)
         module.start(parsed)
         pin_hash = hash_pin(pin, iterations=self._pin_iterations)
         with self._lock:
@@ -276,6 +321,32 @@ class Table:
             self._announce_archived(previous)
         return game_id
 
+    @staticmethod
+    def _check_players(setup: Any) -> None:
+        names = _player_names(setup)
+        if len(names) > PLAYERS_MAX:
+            raise TableError(f"at most {PLAYERS_MAX} players fit a table, not {len(names)}")
+        for name in names:
+            check_name(name, f"the player name {name[:NAME_MAX]!r}…" if len(name) > NAME_MAX
+                       else "a player name")
+
+    def has_game(self, game_id: int) -> bool:
+        """Whether ``game_id`` names a stored game."""
+        try:
+            self._store.game(game_id)
+        except UnknownGame:
+            return False
+        return True
+
+    def hide(self, game_id: int) -> None:
+        """Take a junk game off the list (its log stays stored and exportable)."""
+        with self._lock:
+            was_active = self._store.active_game_id() == game_id
+            self._store.hide(game_id, self._clock())
+            self._publish(game_id, self._fold(game_id)[1].version, "archived")
+            if was_active:
+                self._announce_archived(None)
+
     def import_log(self, text: str, pin: str, *, activate: bool = False) -> int:
         """Create a game from a game log (every line checked first); return its id.
 
@@ -283,6 +354,8 @@ class Table:
         naming the bad line, PinError for a bad PIN; a bad log stores nothing.
         """
         fold = read_log(text, self._games)
+        _check_texts(fold.setup.to_dict(), "the setup", SETUP_CHARS_MAX)
+        self._check_players(fold.setup)
         pin_hash = hash_pin(pin, iterations=self._pin_iterations)
         with self._lock:
             now = self._clock()
@@ -402,6 +475,7 @@ class Table:
                     f'"{action["action"]}" is not submitted as an action; use '
                     f"the {action['action']} button instead"
                 )
+            _check_texts(action, "the action", ACTION_CHARS_MAX)
             event = parse_action(fold.module, action)
             return self._record(game_id, fold.module.event_to_dict(event), who)
 
@@ -426,6 +500,7 @@ class Table:
                     f"there is no version {version} to correct; game {game_id} is at "
                     f"version {fold.version}"
                 )
+            _check_texts(action, "the action", ACTION_CHARS_MAX)
             event = parse_action(fold.module, action)
             payload = {
                 "action": CORRECT,

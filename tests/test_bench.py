@@ -36,3 +36,9 @@ def test_bench_bock_prints_stage_times_and_end_to_end_figures():
 def test_bench_live_prints_the_median_delay():
     out = run("bench_live.py", "--actions", "5")
     assert "median" in out
+
+
+def test_bench_load_prints_percentiles_errors_streams_and_rss():
+    out = run("bench_load.py", "--seconds", "2", "--phones", "3", "--rate", "5", "--flood", "30")
+    for words in ("p95 ms", "before", "flood", "live streams open", "server RSS"):
+        assert words in out

@@ -13,6 +13,7 @@ import json
 import sys
 from pathlib import Path
 
+from companion.commands import whole
 from companion.config import load_settings
 from companion.report import standings_text, table
 from companion.session import iso_time, read_log
@@ -38,7 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Write a stored game as a game log (jsonl, the format `companion replay` "
         "reads) or as CSV (one row per entry, then the standings block).",
     )
-    export.add_argument("game_id", metavar="GAME_ID", type=int, help="id from `companion games`")
+    export.add_argument("game_id", metavar="GAME_ID", type=whole, help="id from `companion games`")
     _db_option(export)
     export.add_argument("--format", choices=("jsonl", "csv"), default="jsonl")
     export.add_argument("--out", type=Path, help="write to this file instead of stdout")
@@ -85,7 +86,7 @@ def _open_store(args: argparse.Namespace) -> Store:
             f"there is no event log at {path}; give --db or set data_dir "
             "(the dashboard creates it when the first game starts)"
         )
-    return Store(path)
+    return Store(path, readonly=True)
 
 
 def run_export(args: argparse.Namespace) -> int:

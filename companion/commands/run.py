@@ -7,6 +7,7 @@ import logging
 from dataclasses import replace
 from pathlib import Path
 
+from companion.commands import whole
 from companion.config import load_settings, validate
 
 
@@ -16,7 +17,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "run", help="run the companion: camera, button and dashboard (what systemd starts)"
     )
     parser.add_argument("--camera", help="none, picamera, usb:N or replay:DIR (default: settings)")
-    parser.add_argument("--port", type=int, help="dashboard port (default: settings)")
+    parser.add_argument("--port", type=whole, help="dashboard port (default: settings)")
     parser.set_defaults(func=run_command)
 
 

@@ -19,7 +19,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from companion.config import Settings, load_settings
+from companion.commands import whole
+from companion.config import Settings, load_settings, validate
 from companion.games import GAME_NAMES
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "games"
@@ -41,7 +42,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     demo.add_argument("--host", default="127.0.0.1",
                       help="address to listen on (default 127.0.0.1; 0.0.0.0 lets phones on "
                       "the network join)")
-    demo.add_argument("--port", type=int, help="port (default: from the settings, 8080)")
+    demo.add_argument("--port", type=whole, help="port (default: from the settings, 8080)")
     demo.add_argument("--data", type=Path,
                       help="data directory (default: a temporary one, removed at exit)")
     demo.add_argument("--speed", type=_positive, default=1.0,
@@ -68,7 +69,7 @@ def _positive(text: str) -> float:
 def _server_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", help="address to listen on (default: from the settings; "
                         "0.0.0.0 lets phones on the network connect)")
-    parser.add_argument("--port", type=int, help="port (default: from the settings, 8080)")
+    parser.add_argument("--port", type=whole, help="port (default: from the settings, 8080)")
 
 
 def _settings(args: argparse.Namespace, **overrides: Any) -> Settings:
@@ -77,7 +78,7 @@ def _settings(args: argparse.Namespace, **overrides: Any) -> Settings:
         overrides["host"] = args.host
     if args.port is not None:
         overrides["port"] = args.port
-    return replace(settings, **overrides)
+    return validate(replace(settings, **overrides))
 
 
 def run_serve(args: argparse.Namespace) -> int:
@@ -88,7 +89,6 @@ def run_serve(args: argparse.Namespace) -> int:
     from companion.web.server import serve
 
     settings = _settings(args)
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
     with Store(settings.database) as store:
         table = Table(store)
         try:
@@ -191,7 +191,6 @@ def run_demo(args: argparse.Namespace) -> int:
     temporary = args.data is None
     data_dir = Path(tempfile.mkdtemp(prefix="companion-demo-")) if temporary else args.data
     settings = _settings(args, data_dir=data_dir)
-    data_dir.mkdir(parents=True, exist_ok=True)
     stop = threading.Event()
     try:
         with Store(settings.database) as store:

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from decimal import Decimal, InvalidOperation
 
 from companion.games import RuleFlag
-from companion.games.errors import RuleError
+from companion.games.errors import ParseError, RuleError
+from companion.games.parsing import decimal_text, whole_number
 
 RULE_FLAGS: tuple[RuleFlag, ...] = (
     RuleFlag(
@@ -112,6 +112,9 @@ _FLAGS = {flag.name: flag for flag in RULE_FLAGS}
 _TRUE = ("true", "yes", "on", "1")
 _FALSE = ("false", "no", "off", "0")
 _TAB_UNIT_MAX = 40
+_DECKEL_MAX = 999
+# A club tab per lost half; anything above is a typo (or someone at the next table).
+_TAB_AMOUNT_MAX = 9999
 
 
 def _as_bool(name: str, value: object) -> bool:
@@ -123,28 +126,17 @@ def _as_bool(name: str, value: object) -> bool:
 
 
 def _as_deckel(value: object) -> int:
-    if isinstance(value, bool):
-        raise RuleError(f"rule 'deckel' takes a whole number of Deckel, not {value!r}")
     try:
-        count = int(value) if isinstance(value, int | str) else None
-    except ValueError:
-        count = None
-    if count is None or count < 1 or count > 999:
-        raise RuleError(f"rule 'deckel' takes a whole number from 1 to 999, not {value!r}")
-    return count
+        return whole_number(value, "rule 'deckel'", 1, _DECKEL_MAX)
+    except ParseError as exc:
+        raise RuleError(str(exc)) from None
 
 
 def _as_amount(value: object) -> int | float:
-    if isinstance(value, bool) or not isinstance(value, int | float | str):
-        raise RuleError(f"rule 'tab_amount' takes a number such as 1 or 0.5, not {value!r}")
     try:
-        amount = Decimal(str(value).strip())
-    except InvalidOperation:
-        raise RuleError(
-            f"rule 'tab_amount' takes a number such as 1 or 0.5, not {value!r}"
-        ) from None
-    if not amount.is_finite() or amount < 0:
-        raise RuleError(f"rule 'tab_amount' must be 0 or more, not {value!r}")
+        amount = decimal_text(value, "rule 'tab_amount'", _TAB_AMOUNT_MAX)
+    except ParseError as exc:
+        raise RuleError(str(exc)) from None
     return int(amount) if amount == amount.to_integral_value() else float(amount)
 
 

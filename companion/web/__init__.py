@@ -42,10 +42,15 @@ def create_app(
         SSE_MAX_STREAM_SECONDS=300.0,
         # Keep a few threads for ordinary requests; further pages fall back to polling.
         SSE_MAX_STREAMS=max(1, settings.threads - 4),
+        # A phone needs one stream (a second tab, a big screen: a few); more from one
+        # address would only take threads from the rest of the table.
+        SSE_STREAMS_PER_CLIENT=4,
         PIN_FREE_TRIES=5,
         PIN_LOCKOUT_SECONDS=30.0,
         DASHBOARD_URL=None,
         MAX_CONTENT_LENGTH=2 * 1024 * 1024,
+        # What the running companion wants everyone to know (e.g. the button is missing).
+        NOTICES=(),
     )
     if test_config:
         app.config.update(test_config)

@@ -8,6 +8,7 @@ form into the engine's setup dict; every rule check happens in the engine via th
 
 from __future__ import annotations
 
+import hmac
 import json
 from typing import Any
 
@@ -24,18 +25,24 @@ from flask import (
 
 from companion.games import GAME_NAMES, game_module
 from companion.games.errors import ParseError
-from companion.web import error_response, get_table, i18n, wants_json
+from companion.games.parsing import read_json
+from companion.table import check_name
+from companion.web import error_response, get_settings, get_table, i18n, wants_json
 from companion.web.security import (
+    creation_limit,
     forget_unlocked,
+    is_known,
     is_unlocked,
     pin_throttle,
     remember_unlocked,
     scorekeeper_required,
+    session_id,
 )
 
 bp = Blueprint("games", __name__)
 
 WHO_MAX = 40
+FIELD_ECHO_MAX = 100
 
 
 def game_ui(name: str) -> Any:
@@ -78,6 +85,11 @@ def who() -> str:
     return session.get("who") or i18n.translate("en", "scorekeeper")
 
 
+@bp.app_context_processor
+def _table_rights() -> dict[str, Any]:
+    return {"admin_pin_set": get_settings().admin_pin is not None}
+
+
 @bp.get("/")
 def index() -> str:
     """All games: the active one first, then running, then archived; links to start one."""
@@ -98,6 +110,14 @@ def new_game() -> Any:
                                rules=rule_fields(name), ui=ui, form={}, error=None)
     form = request.form
     pin = form.get("pin", "").strip()
+    table = get_table()
+    refusal = _may_create(table)
+    if refusal is not None:
+        status, message = refusal
+        typed = {key: value[:FIELD_ECHO_MAX] for key, value in form.items()}
+        page = render_template("new_game.html", game=name, names=GAME_NAMES,
+                               rules=rule_fields(name), ui=ui, form=typed, error=message)
+        return page, status
     try:
         if pin != form.get("pin2", "").strip():
             raise ParseError(i18n._("error_pin_mismatch"))
@@ -105,20 +125,50 @@ def new_game() -> Any:
         rules = {f["name"]: form[f"rule_{f['name']}"] for f in rule_fields(name)
                  if f"rule_{f['name']}" in form}
         setup["rules"] = rules
-        table = get_table()
-        active = table.active_game_id()
-        # Anyone may start a game, but only the scorekeeper of the game at the table may
-        # push it aside: otherwise the new game waits in the list until resumed.
-        take_table = active is None or is_unlocked(active)
-        game_id = table.create_game(name, setup, pin, activate=take_table)
+        game_id = table.create_game(name, setup, pin, activate=True)
     except ValueError as exc:
-        # Show the form again with what was typed, so nothing has to be re-entered.
+        # Show the form again with what was typed, so nothing has to be re-entered
+        # (cut short: a megabyte pasted into a name field is not sent back).
+        typed = {key: value[:FIELD_ECHO_MAX] for key, value in form.items()}
         page = render_template("new_game.html", game=name, names=GAME_NAMES,
-                               rules=rule_fields(name), ui=ui, form=form, error=str(exc))
+                               rules=rule_fields(name), ui=ui, form=typed, error=str(exc))
         return page, 400
     remember_unlocked(game_id)
     session.permanent = True
     return redirect(url_for("games.game_page", game_id=game_id))
+
+
+def _may_create(table: Any) -> tuple[int, str] | None:
+    """None when this request may start a game, else (status, what to do).
+
+    Who may: the scorekeeper of the game at the table (they start the next one); anyone
+    with the table's admin PIN (``admin_pin`` in the settings); and, only when no admin
+    PIN is set and no game is at the table, anyone (the first game of the evening). A
+    guest at the next table can then neither push the running game aside nor fill the
+    list. Every new game, whoever starts it, also counts against a rate limit.
+    """
+    active = table.active_game_id()
+    admin_pin = get_settings().admin_pin
+    allowed = active is not None and is_unlocked(active)
+    if not allowed and admin_pin is not None:
+        given = request.form.get("admin_pin", "").strip()
+        if given:
+            wait = pin_throttle().begin(0, request.remote_addr or "?")
+            if wait > 0:
+                return 429, i18n._("error_pin_wait", seconds=int(wait) + 1)
+            allowed = hmac.compare_digest(given.encode(), admin_pin.encode())
+            if allowed:
+                pin_throttle().succeeded(0, request.remote_addr or "?")
+            else:
+                return 403, i18n._("error_admin_pin")
+    elif not allowed:
+        allowed = active is None
+    if not allowed:
+        return 403, i18n._("error_create_not_allowed")
+    wait = creation_limit().take()
+    if wait > 0:
+        return 429, i18n._("error_create_wait", seconds=int(wait) + 1)
+    return None
 
 
 def _page(template: str, game_id: int) -> str:
@@ -151,16 +201,21 @@ def history_page(game_id: int) -> str:
 @bp.post("/games/<int:game_id>/unlock")
 def unlock(game_id: int) -> Any:
     """Check the PIN; on success this browser may change the game for the session."""
+    table = get_table()
+    if not table.has_game(game_id):
+        abort(404)  # before counting: made-up ids must not fill the throttle's memory
+    name = request.form.get("who", "").strip()
+    if name:
+        name = check_name(name, i18n._("field_who"), WHO_MAX)
     throttle = pin_throttle()
     client = request.remote_addr or "?"
-    wait = throttle.wait_seconds(client)
+    known = session_id() if is_known(game_id) else None
+    wait = throttle.begin(game_id, client, known_session=known)
     if wait > 0:
         return error_response(429, i18n._("error_pin_wait", seconds=int(wait) + 1))
-    name = request.form.get("who", "").strip()[:WHO_MAX]
-    if not get_table().verify_pin(game_id, request.form.get("pin", "").strip()):
-        throttle.failed(client)
+    if not table.verify_pin(game_id, request.form.get("pin", "").strip()):
         return error_response(403, i18n._("error_pin_wrong"))
-    throttle.succeeded(client)
+    throttle.succeeded(game_id, client, known_session=known)
     remember_unlocked(game_id)
     if name:
         session["who"] = name
@@ -195,15 +250,30 @@ def archive(game_id: int) -> Any:
     return redirect(url_for("games.index"))
 
 
+@bp.post("/games/<int:game_id>/remove")
+def remove(game_id: int) -> Any:
+    """Take a junk game off the list: for its own scorekeeper or the table's scorekeeper.
+
+    Its log stays stored (``companion export`` still writes it); only the list forgets it.
+    """
+    table = get_table()
+    active = table.active_game_id()
+    if not (is_unlocked(game_id) or (active is not None and is_unlocked(active))):
+        if not table.has_game(game_id):
+            abort(404)
+        abort(403, description="pin_required")
+    table.hide(game_id)
+    if wants_json():
+        return jsonify(removed=game_id)
+    return redirect(url_for("games.index"))
+
+
 def _action_from_request() -> dict[str, Any]:
     if request.is_json:
-        data = request.get_json(silent=True)
+        data = read_json(request.get_data(as_text=True), i18n._("error_action_json"))
     else:
         raw = request.form.get("action", "")
-        try:
-            data = json.loads(raw) if raw else None
-        except json.JSONDecodeError:
-            data = None
+        data = read_json(raw, i18n._("error_action_json")) if raw else None
     if not isinstance(data, dict):
         raise ParseError(i18n._("error_action_shape"))
     data = {k: v for k, v in data.items() if k != "csrf_token"}

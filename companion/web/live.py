@@ -14,8 +14,10 @@ import threading
 import time
 from collections.abc import Iterator
 
-from flask import Blueprint, Flask, Response, current_app, jsonify, request
+from flask import Blueprint, Flask, Response, abort, current_app, jsonify, request
 
+from companion.games.errors import ParseError
+from companion.games.parsing import whole_number
 from companion.web import get_table
 from companion.web.security import is_unlocked
 
@@ -35,25 +37,37 @@ def sse_frame(data: dict, event_id: str | None = None, event: str | None = None)
 
 
 class StreamSlots:
-    """Counts open event streams so they cannot take every server thread."""
+    """Counts open event streams so they cannot take every server thread.
 
-    def __init__(self, limit: int) -> None:
+    Each stream holds a thread, so one device opening many would leave the rest of the
+    table polling: a client address gets at most ``per_client`` of them.
+    """
+
+    def __init__(self, limit: int, per_client: int = 4) -> None:
         self.limit = limit
+        self.per_client = per_client
         self._open = 0
+        self._by_client: dict[str, int] = {}
         self._lock = threading.Lock()
 
-    def take(self) -> bool:
-        """Reserve a slot; False when all are in use."""
+    def take(self, client: str = "") -> bool:
+        """Reserve a slot for ``client``; False when all (or its share) are in use."""
         with self._lock:
-            if self._open >= self.limit:
+            if self._open >= self.limit or self._by_client.get(client, 0) >= self.per_client:
                 return False
             self._open += 1
+            self._by_client[client] = self._by_client.get(client, 0) + 1
             return True
 
-    def give_back(self) -> None:
+    def give_back(self, client: str = "") -> None:
         """Release a slot taken with :meth:`take`."""
         with self._lock:
             self._open -= 1
+            left = self._by_client.get(client, 1) - 1
+            if left > 0:
+                self._by_client[client] = left
+            else:
+                self._by_client.pop(client, None)
 
     @property
     def open(self) -> int:
@@ -64,20 +78,28 @@ class StreamSlots:
 
 def init_app(app: Flask) -> None:
     """Create the stream counter from the app's config."""
-    app.extensions["sse_slots"] = StreamSlots(int(app.config["SSE_MAX_STREAMS"]))
+    app.extensions["sse_slots"] = StreamSlots(int(app.config["SSE_MAX_STREAMS"]),
+                                              int(app.config["SSE_STREAMS_PER_CLIENT"]))
 
 
 @bp.get("/events")
 def events() -> Response:
     """The event stream; ``?game=<id>`` limits it to one game (plus camera pictures)."""
     table = get_table()
-    game_id = request.args.get("game", type=int)
+    raw_game = request.args.get("game")
+    game_id = None
+    if raw_game is not None:
+        try:
+            game_id = whole_number(raw_game, "game", 1, 2**63 - 1)
+        except ParseError:
+            abort(404)
     resume_from = request.headers.get("Last-Event-ID") or request.args.get("last")
     current = None
     if game_id is not None:
         current = table.snapshot(game_id)["version"]  # also a 404 for an unknown game
     slots: StreamSlots = current_app.extensions["sse_slots"]
-    if not slots.take():
+    client = request.remote_addr or "?"
+    if not slots.take(client):
         # The page falls back to fetching snapshots every few seconds.
         return Response("too many live pages open\n", status=503,
                         headers={"Retry-After": "10"}, mimetype="text/plain")
@@ -94,7 +116,7 @@ def events() -> Response:
         if not closed.is_set():
             closed.set()
             subscription.close()
-            slots.give_back()
+            slots.give_back(client)
 
     def stream() -> Iterator[str]:
         try:

@@ -14,6 +14,7 @@ from flask import Blueprint, request
 
 from companion.games import rockthebock as engine
 from companion.games.errors import ParseError
+from companion.games.parsing import whole_number
 from companion.web import get_table, i18n
 from companion.web.games import ensure_game, respond_with, who
 from companion.web.security import scorekeeper_required
@@ -45,12 +46,9 @@ def setup_from_form(form: Mapping[str, str]) -> dict[str, Any]:
 
 def _count(raw: str, face: str) -> int:
     try:
-        value = int(raw or "0")
-    except ValueError:
-        raise ParseError(i18n._("error_count", face=face, value=raw)) from None
-    if not 0 <= value <= engine.DICE_PER_ROUND:
-        raise ParseError(i18n._("error_count", face=face, value=raw))
-    return value
+        return whole_number(raw or "0", face, 0, engine.DICE_PER_ROUND)
+    except ParseError:
+        raise ParseError(i18n._("error_count", face=face, value=raw[:20])) from None
 
 
 @bp.post("/roll")

@@ -14,6 +14,7 @@ from typing import Any
 from flask import Blueprint, request
 
 from companion.games.errors import ParseError
+from companion.games.parsing import whole_number
 from companion.web import get_table, i18n
 from companion.web.games import ensure_game, respond_with, who
 from companion.web.security import scorekeeper_required
@@ -44,12 +45,9 @@ def setup_from_form(form: Mapping[str, str]) -> dict[str, Any]:
 def _int_field(name: str, low: int, high: int) -> int:
     raw = request.form.get(name, "").strip()
     try:
-        value = int(raw)
-    except ValueError:
+        return whole_number(raw, name, low, high)
+    except ParseError:
         raise ParseError(i18n._("error_field_number", field=name, low=low, high=high)) from None
-    if not low <= value <= high:
-        raise ParseError(i18n._("error_field_number", field=name, low=low, high=high))
-    return value
 
 
 def _flag(name: str) -> bool:

@@ -8,36 +8,95 @@ pages fall back to polling.
 
 from __future__ import annotations
 
+import gc
 import signal
 import sys
 import threading
+import warnings
 from typing import Any, TextIO
 
 from flask import Flask
 from waitress.server import create_server
 
-from companion.config import Settings
+from companion.config import ConfigError, Settings
 from companion.web.export import dashboard_url, qr_text
+
+# Open connections in all: far above a table of phones (each keeps one event stream and
+# opens a few more for pages), far below the process's file limit.
+CONNECTION_LIMIT = 500
+# Open connections from one address: a phone needs one stream plus a handful; this keeps
+# one device from holding the whole server (idle sockets, a slowloris).
+CONNECTIONS_PER_CLIENT = 24
+# A connection with no request in progress and nothing sent for this long is closed.
+IDLE_SECONDS = 10
+CLEANUP_SECONDS = 1
 
 
 def make_server(app: Flask, settings: Settings, host: str | None = None,
-                port: int | None = None):
+                port: int | None = None, *, per_client: int = CONNECTIONS_PER_CLIENT,
+                idle_seconds: float = IDLE_SECONDS):
     """A waitress server for ``app`` (not yet running; call ``.run()``, stop with ``.close()``).
 
     ``channel_request_lookahead=1`` lets waitress read ahead on a connection so that it can
     tell a streaming view that its client went away (``waitress.client_disconnected``).
+    Raises ConfigError (one line) when the address cannot be listened on.
     """
-    return create_server(
-        app,
-        host=settings.host if host is None else host,
-        port=settings.port if port is None else port,
-        threads=settings.threads,
-        channel_request_lookahead=1,
-        ident="dice-companion",
-        # Browsers reconnect event streams themselves; a half-open socket must not linger.
-        channel_timeout=60,
-        clear_untrusted_proxy_headers=True,
-    )
+    host = settings.host if host is None else host
+    port = settings.port if port is None else port
+    failure = None
+    with warnings.catch_warnings():
+        # waitress leaves the socket it could not bind to the garbage collector: let it
+        # go quietly here, the message below says what happened.
+        warnings.simplefilter("ignore", ResourceWarning)
+        try:
+            server = create_server(
+                app,
+                host=host,
+                port=port,
+                threads=settings.threads,
+                channel_request_lookahead=1,
+                ident="dice-companion",
+                # Idle and half-open sockets are closed soon; a live event stream is never
+                # idle (it has a request in progress) and browsers reconnect by themselves.
+                channel_timeout=idle_seconds,
+                cleanup_interval=CLEANUP_SECONDS,
+                connection_limit=CONNECTION_LIMIT,
+                clear_untrusted_proxy_headers=True,
+            )
+        except OSError as exc:
+            failure = (f"cannot listen on {host}:{port}: {exc.strerror}; is another companion "
+                       "running? choose another port with --port or the port setting")
+        gc.collect()
+    if failure is not None:
+        raise ConfigError(failure)
+    _limit_per_client(server, per_client)
+    return server
+
+
+def _limit_per_client(server: Any, limit: int) -> None:
+    """Close new connections from an address that already holds ``limit`` of them.
+
+    waitress only knows a total limit: one device opening 110 idle sockets used to shut
+    everyone else out until they timed out. Now such a device only fills its own share.
+    """
+    accept = server.handle_accept
+
+    def handle_accept() -> None:
+        before = set(server._map)
+        accept()
+        for fd in set(server._map) - before:
+            channel = server._map[fd]
+            address = getattr(channel, "addr", None)
+            client = address[0] if isinstance(address, tuple) else None
+            if client is None:
+                continue
+            same = sum(1 for other in list(server._map.values())
+                       if other is not server and isinstance(getattr(other, "addr", None), tuple)
+                       and other.addr[0] == client)
+            if same > limit:
+                channel.handle_close()
+
+    server.handle_accept = handle_accept
 
 
 def print_banner(url: str, pin: str | None = None, out: TextIO | None = None) -> None:

@@ -15,6 +15,7 @@ from flask import Blueprint, jsonify, request
 
 from companion.games import wacken as engine
 from companion.games.errors import ParseError
+from companion.games.parsing import whole_number
 from companion.web import get_table, i18n
 from companion.web.games import ensure_game, respond_with, who
 from companion.web.security import scorekeeper_required
@@ -33,12 +34,9 @@ def setup_from_form(form: Mapping[str, str]) -> dict[str, Any]:
 def _number(name: str, label: str) -> int:
     raw = request.form.get(name, "").strip() or "0"
     try:
-        value = int(raw)
-    except ValueError:
-        raise ParseError(i18n._("error_whole_number", field=label, value=raw)) from None
-    if not 0 <= value <= 99:
-        raise ParseError(i18n._("error_whole_number", field=label, value=raw))
-    return value
+        return whole_number(raw, label, 0, 99)
+    except ParseError:
+        raise ParseError(i18n._("error_whole_number", field=label, value=raw[:20])) from None
 
 
 def _abrocken_action(players: list[str]) -> dict[str, Any]:

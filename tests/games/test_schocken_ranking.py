@@ -260,7 +260,7 @@ def test_rules_round_trip_and_reject_unknown_flags() -> None:
         Rules.from_dict({"reentry": "maybe"})
     with pytest.raises(RuleError, match="from 1 to 999"):
         Rules.from_dict({"deckel": 0})
-    with pytest.raises(RuleError, match="0 or more"):
+    with pytest.raises(RuleError, match="from 0 to 9999"):
         Rules.from_dict({"tab_amount": "-1"})
     with pytest.raises(RuleError, match="tiebreak, above_all, off"):
         Rules(handschock="sometimes")

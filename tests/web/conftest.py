@@ -94,8 +94,11 @@ def phone(browser):
     """A factory of phone-sized pages, each in its own browser context (own cookies)."""
     contexts = []
 
-    def open_phone(url: str, lang: str = "de"):
-        context = browser.new_context(viewport=PHONE, device_scale_factor=1)
+    def open_phone(url: str, lang: str = "de", bypass_csp: bool = True):
+        # Playwright's wait_for_function evaluates strings, which the dashboard's CSP
+        # (rightly) forbids; test_browser_csp.py checks the pages under the real policy.
+        context = browser.new_context(viewport=PHONE, device_scale_factor=1,
+                                      bypass_csp=bypass_csp)
         contexts.append(context)
         page = context.new_page()
         page.set_default_timeout(5000)

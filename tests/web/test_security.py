@@ -97,17 +97,19 @@ def test_pin_guessing_is_slowed_down(client, game):
 
 def test_throttle_lets_a_client_try_again_after_the_lockout():
     now = [0.0]
-    throttle = PinThrottle(free_tries=2, lockout_seconds=30, clock=lambda: now[0])
-    throttle.failed("a")
-    assert throttle.wait_seconds("a") == 0
-    throttle.failed("a")
-    assert throttle.wait_seconds("a") == 30
-    assert throttle.wait_seconds("b") == 0  # other phones are not punished
+    throttle = PinThrottle(free_tries=2, lockout_seconds=30, clock=lambda: now[0],
+                           game_free_tries=100)
+    assert throttle.begin(1, "a") == 0
+    assert throttle.begin(1, "a") == 0
+    assert throttle.begin(1, "a") == 30
+    assert throttle.begin(1, "b") == 0  # other phones are not punished
     now[0] = 31.0
-    assert throttle.wait_seconds("a") == 0
-    throttle.succeeded("a")
-    throttle.failed("a")
-    assert throttle.wait_seconds("a") == 0
+    assert throttle.begin(1, "a") == 0
+    assert throttle.begin(1, "a") == 60  # each further wrong try doubles the wait
+    now[0] = 200.0
+    assert throttle.begin(1, "a") == 0
+    throttle.succeeded(1, "a")
+    assert throttle.begin(1, "a") == 0
 
 
 @pytest.mark.parametrize(
