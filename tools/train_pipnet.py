@@ -49,9 +49,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the script runs from a venv that need not install the project
 
 from companion.evaluation import LabelledDie, evaluate, match, read_labels  # noqa: E402
+from companion.synth.scene import straightened  # noqa: E402
 from companion.vision.detect import FinderOptions, find_dice  # noqa: E402
 from companion.vision.pipnet import CLASSES, INPUT, SPAN, PipNet, crop_die, to_blob  # noqa: E402
-from companion.vision.recognizer import PIP_WORK_SIDE, PipRecognizer  # noqa: E402
+from companion.vision.recognizer import PIP_WORK_SIDE, VIEW_SCALE, PipRecognizer  # noqa: E402
+from companion.vision.rectify import CANON_DIE  # noqa: E402
 from companion.vision.render import render_throw  # noqa: E402
 from companion.vision.spot import PIP_MODEL, PipSpotter  # noqa: E402
 from companion.vision.types import DieRegion  # noqa: E402
@@ -90,16 +92,24 @@ def _samples_from_frame(
     frame: np.ndarray,
     truth: list[tuple[int, float, float, float, float]],
     spotter: PipSpotter | None,
+    view: bool = False,
 ) -> tuple[list[Sample], dict[str, int]]:
-    """Found regions and labelled boxes of one frame; truth rows are (value, x, y, w, h)."""
+    """Found regions and labelled boxes of one frame; truth rows are (value, x, y, w, h).
+
+    ``view``: the frame is a straightened tray view, whose dice the recogniser finds
+    at ``VIEW_SCALE`` (``CANON_DIE`` dice), so the regions are found the same way.
+    """
     labels = [LabelledDie(v, x, y, w, h) for v, x, y, w, h in truth]
     out: list[Sample] = []
     counts = {"matched": 0, "off_centre": 0, "not_a_die": 0, "boxes": 0}
     # The regions the recogniser will see: the learned spotter's (its default finder)
     # and the classical finder's at the recogniser's working side.
-    sources = [find_dice(frame, FinderOptions(work_side=PIP_WORK_SIDE))]
+    if view:
+        sources = [find_dice(frame, FinderOptions(die_size=CANON_DIE, work_side=PIP_WORK_SIDE))]
+    else:
+        sources = [find_dice(frame, FinderOptions(work_side=PIP_WORK_SIDE))]
     if spotter is not None:
-        sources.append(spotter.spot(frame))
+        sources.append(spotter.spot_at(frame, VIEW_SCALE) if view else spotter.spot(frame))
     for regions in sources:
         _add_regions(frame, labels, regions, out, counts)
     for lab in labels:
@@ -160,9 +170,17 @@ def photo_split(photos: Path, split: str) -> tuple[list[Path], list[Path]]:
 
 
 def collect(
-    photos: Path, images: list[Path], n_rendered: int, seed: int, spotter: PipSpotter | None
+    photos: Path,
+    images: list[Path],
+    n_rendered: int,
+    seed: int,
+    spotter: PipSpotter | None,
+    views: int = 0,
 ) -> tuple[list[Sample], dict]:
-    """All samples from the training photos and ``n_rendered`` rendered throws."""
+    """All samples from the training photos and ``n_rendered`` rendered throws; with
+    ``views``, also from that many straightened camera views of each training photo
+    (``companion.synth.scene.straightened``: composed into a random camera set-up's
+    frame and straightened back, as the recogniser reads a camera frame)."""
     samples: list[Sample] = []
     counts: dict[str, int] = {}
 
@@ -182,6 +200,17 @@ def collect(
         for s in more:
             s.photo = True
         add((more, n), "photo")
+    view_rng = np.random.default_rng(seed + 1)
+    for path in images if views else []:
+        frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        labels = read_labels(photos / "labels" / f"{path.stem}.txt", *frame.shape[1::-1])
+        for _ in range(views):
+            image, moved = straightened(frame, labels, view_rng)
+            rows = [(int(d.value), d.x, d.y, d.w, d.h) for d in moved]
+            more, n = _samples_from_frame(image, rows, spotter, view=True)
+            for s in more:
+                s.photo = True
+            add((more, n), "view")
     rng = np.random.default_rng(seed)
     for k in range(n_rendered):
         throw = render_throw(
@@ -482,6 +511,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--photo-weight", type=int, default=2, help="times each photo sample is seen per epoch"
     )
+    parser.add_argument(
+        "--views",
+        type=int,
+        default=0,
+        help="straightened camera views of each training photo to add (random set-ups)",
+    )
     parser.add_argument("--epochs", type=int, default=60)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument(
@@ -526,7 +561,9 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({k: meta[k] for k in ("holdout", "trained_on") if k in meta}, indent=2))
         return 0
     t0 = time.perf_counter()
-    samples, counts = collect(photos, train_images, args.rendered, args.seed, spotter)
+    samples, counts = collect(
+        photos, train_images, args.rendered, args.seed, spotter, args.views
+    )
     t1 = time.perf_counter()
     print(f"{len(samples)} samples in {t1 - t0:.0f} s: {counts}", flush=True)
     photo = [s for s in samples if s.photo]
@@ -569,6 +606,7 @@ def main(argv: list[str] | None = None) -> int:
         "data": {
             "photos": f"tray-a ({photos.name}), split {args.split!r}: {len(train_images)} images",
             "rendered_throws": args.rendered,
+            "straightened_views_per_photo": args.views,
             "photo_weight": args.photo_weight,
             "regions": "the classical finder's at the recogniser's working side"
             + (f" and the spotter's ({Path(args.spotter).name})" if spotter else ""),

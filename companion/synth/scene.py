@@ -294,3 +294,62 @@ def write_scenes(
     corners = tuple((float(x), float(y)) for x, y in first.corners)
     calibrate_tray(first.frame, corners).save(out / "tray.json")
     return written
+
+
+FRAME_SIZES = ((1280, 960), (1640, 1232), (1920, 1080), (2028, 1520))
+
+
+def random_setup(rng: np.random.Generator, name: str = "random") -> Setup:
+    """A camera mounting drawn at random over the range ``SETUPS`` spans (for training).
+
+    Any frame size of ``FRAME_SIZES``, the tray from 30 to 90 % of the frame's height,
+    slanted up to 12 %, turned up to 10 degrees either way, anywhere it fits.
+    """
+    w, h = FRAME_SIZES[int(rng.integers(len(FRAME_SIZES)))]
+    tray = float(rng.uniform(0.3, 0.9) * h)
+    slant = float(rng.uniform(0.0, 0.12))
+    turn = float(rng.uniform(-10.0, 10.0))
+    # Room the turned, slanted tray needs around its centre, as a share of the frame.
+    reach = tray * (1 + slant) * (abs(math.cos(math.radians(turn))) +
+                                  abs(math.sin(math.radians(turn)))) / 2 + 2
+    cx = float(rng.uniform(reach / w, 1 - reach / w)) if reach < w / 2 else 0.5
+    cy = float(rng.uniform(reach / h, 1 - reach / h)) if reach < h / 2 else 0.5
+    cast = tuple(float(v) for v in rng.uniform(0.82, 1.15, 3))
+    return Setup(
+        name, (w, h), tray, slant, turn, (cx, cy),
+        SURROUNDS[int(rng.integers(len(SURROUNDS)))], cast, float(rng.uniform(0.75, 1.15)),
+    )
+
+
+def straightened(
+    photo: np.ndarray,
+    dice: Sequence[LabelledDie],
+    rng: np.random.Generator,
+    edge_share: float = 0.77,
+) -> tuple[np.ndarray, tuple[LabelledDie, ...]]:
+    """A tray photo as the recogniser sees it from a camera: composed into a random
+    set-up's frame, then straightened back (``TrayView``) at the nets' scale.
+
+    The die size for the view's scale is ``edge_share`` of the median labelled box (the
+    spotter's edge is about that share of tray-a's boxes), varied by up to 15 % as a
+    measured size would be. Returns the view and the dice in view pixels.
+    """
+    from companion.vision.rectify import CANON_DIE, TrayView
+
+    while True:
+        setup = random_setup(rng)
+        try:
+            scene = compose(photo, dice, setup, rng)
+            break
+        except SceneError:
+            continue  # drawn too large for its frame: draw again
+    w, h = setup.frame_size
+    boxes = [max(d.w, d.h) for d in scene.dice]
+    die = (float(np.median(boxes)) * edge_share if boxes else setup.die_px()) * float(
+        rng.uniform(0.87, 1.15)
+    )
+    corners = tuple((float(x), float(y)) for x, y in scene.corners)
+    view = TrayView.for_tray(corners, (w, h), max(die, CANON_DIE / 8))
+    image = view.warp(scene.frame)
+    moved = map_dice(scene.dice, view.matrix)
+    return image, moved
