@@ -31,12 +31,20 @@ LOOK_AGAIN_VIEWS = 4
 # dice (seed 8101, 1280x960), 0.842 against 0.962 hard (seed 8102); whole-frame scenes of
 # the validation photos read alike at both (0.980).
 VIEW_SCALE = 0.65
+# A die the net read with less confidence than this is flagged for the scorekeeper, unless
+# the pip counter agrees (below). Chosen on the validation photos (``PHOTO_SPLITS``) and
+# their whole-frame scenes with the net that ships; see models/pipnet.json "trust".
+FLAG_BELOW = 0.8
+# ... and the net is at least this sure: the counter only confirms a likely reading.
+COUNTER_FLOOR = 0.5
 # Without a profile, a view scale within this share of 1 (or of 0.5) is taken as exactly
 # that: a die 15 % off the canonical size reads as well (the nets were trained on tray-a
 # dice from 25 to 38 pixels), and the frame need not be resampled.
 SNAP = 0.15
-# The die size of a camera set-up is measured on this many frames with dice, then kept.
+# The die size of a camera set-up is the median of this many measures: on the first frames
+# with dice, then on every ``SIZE_EVERY``-th frame read.
 SIZE_FRAMES = 5
+SIZE_EVERY = 10
 
 
 class PipRecognizer:
@@ -72,6 +80,7 @@ class PipRecognizer:
         self.spotter = choose_spotter(finder, spotter, PipSpotter, PIP_MODEL)
         self.finder = "classic" if self.spotter is None else "spotter"
         self._die_sizes: dict[tuple[int, int], list[float]] = {}
+        self._reads: dict[tuple[int, int], int] = {}
 
     def __repr__(self) -> str:
         return (
@@ -116,15 +125,17 @@ class PipRecognizer:
     def die_size(self, frame: np.ndarray) -> float | None:
         """The die edge in frame pixels for this camera set-up, as the spotter measures it.
 
-        Measured (in the straightened tray with a profile) on the first ``SIZE_FRAMES``
-        frames with dice, then kept: a set-up's dice do not change size, and one die
-        seen askew should not set the scale for the evening. A calibrated size is not
-        used for this: it is the classical finder's outline at calibration time, which
-        came out up to 25 % off on whole camera frames.
+        Measured (in the straightened tray with a profile) on each of the first
+        ``SIZE_FRAMES`` frames with dice and on every ``SIZE_EVERY``-th frame after, and
+        the median of the last ``SIZE_FRAMES`` measures is used: a set-up's dice keep
+        their size, one die seen askew should not set the scale, and a camera moved
+        during the evening is followed. A calibrated size is not used for this: it is the
+        classical finder's outline at calibration time, up to 25 % off on whole frames.
         """
         h, w = frame.shape[:2]
         seen = self._die_sizes.setdefault((w, h), [])
-        if len(seen) < SIZE_FRAMES:
+        count = self._reads[(w, h)] = self._reads.get((w, h), 0) + 1
+        if len(seen) < SIZE_FRAMES or count % SIZE_EVERY == 0:
             if self.profile is not None and len(self.profile.corners) == 4:
                 view = _tray_view(self.profile, (w, h), None)
                 die = self._measure(view.warp(frame))
@@ -133,6 +144,7 @@ class PipRecognizer:
                 die = self._measure(frame)
             if die is not None:
                 seen.append(die)
+                del seen[:-SIZE_FRAMES]
         return float(np.median(seen)) if seen else None
 
     def _measure(self, image: np.ndarray) -> float | None:
@@ -248,9 +260,12 @@ def _tray_view(
 def _read_with_net(net: PipNet, frame: np.ndarray, regions: list[DieRegion]) -> list[Die]:
     """Read every region in one pass of the net; drop what it takes for no die.
 
-    Where the net is unsure it looks again at turned crops (``LOOK_AGAIN_VIEWS``) and
-    averages; where it is still unsure the pips are counted too and a sure count wins.
-    Dice left unsure are marked uncertain.
+    Where the net is unsure (below its ``sure``) it looks again at turned crops
+    (``LOOK_AGAIN_VIEWS``) and averages. A die whose final confidence is below
+    ``FLAG_BELOW`` is marked uncertain, unless the pip counter, sure of its count, counts
+    the value the net read and the net is at least ``COUNTER_FLOOR`` sure of it. The
+    counter never replaces the net's value: where the two disagree, the die stays flagged
+    (a counter that overruled the net was the commonest way to be wrong while sure).
     """
     guesses = net.read(frame, regions)
     unsure = [i for i, g in enumerate(guesses) if g.uncertain]
@@ -265,16 +280,15 @@ def _read_with_net(net: PipNet, frame: np.ndarray, regions: list[DieRegion]) -> 
         # The finder's blob includes the shadow and the sides; the net says where
         # the top face is.
         region = region.moved_to(guess.center)
-        value, confidence, uncertain = guess.value, guess.confidence, guess.uncertain
-        if uncertain:
+        uncertain = guess.confidence < FLAG_BELOW
+        if uncertain and guess.confidence >= COUNTER_FLOOR:
             count = read_pips(frame, region)
-            if count.value is not None and not count.uncertain:
-                value, confidence, uncertain = count.value, count.confidence, False
+            uncertain = count.uncertain or count.value != guess.value
         dice.append(
             Die(
                 region=region,
-                value=value,
-                confidence=round(min(confidence, region.confidence or 1.0), 3),
+                value=guess.value,
+                confidence=round(min(guess.confidence, region.confidence or 1.0), 3),
                 uncertain=uncertain,
             )
         )

@@ -167,3 +167,39 @@ def test_nothing_outside_the_tray_is_a_die():
     assert len(reading.dice) == 3
     unprofiled = PipRecognizer().read(frame)
     assert any(d.region.center[0] < 340 for d in unprofiled.dice)
+
+
+@pytest.mark.parametrize(
+    ("render_side", "tray_px", "frame_size"),
+    [(320, 330, (1920, 1080)), (640, 640, (1280, 960)), (1520, 1400, (2028, 1520))],
+    ids=["20px-dice-in-1920x1080", "40px-dice", "110px-dice"],
+)
+def test_a_profile_without_die_size_measures_dice_of_20_to_120_pixels(
+    render_side, tray_px, frame_size
+):
+    # The spotter reports about 1.3 top-face edges for pip dice (spot.KIND_EDGE); whatever
+    # the dice's size in the frame, the estimate lands near that, not on a pip.
+    setup = Setup("size", frame_size, tray_px, 0.05, 3.0, (0.5, 0.5), "wood", (1, 1, 1), 1.0)
+    throw = render_throw(8800 + render_side, 6, kind="pips", size=(render_side, render_side))
+    dice = [LabelledDie(d.value, *d.center, d.size, d.size) for d in throw.dice]
+    scene = compose(throw.image, dice, setup, np.random.default_rng(render_side))
+    top = float(np.median([d.w for d in scene.dice]))  # an upright square's box: its edge
+    corners = tuple((float(x), float(y)) for x, y in scene.corners)
+    profile = TrayProfile(frame_size, corners, None, (128.0, 128.0, 128.0))
+    recognizer = PipRecognizer(profile)
+    measured = recognizer.die_size(scene.frame)
+    assert measured is not None
+    assert 1.1 * top < measured < 1.6 * top
+    reading = recognizer.read(scene.frame)
+    assert sorted(d.value for d in reading.dice) == sorted(d.value for d in scene.dice)
+
+
+@pytest.mark.parametrize("side", [480, 1600])
+def test_without_a_profile_a_tray_filling_frame_is_measured_and_read(side):
+    throw = render_throw(8900 + side, 5, kind="pips", size=(side, side))
+    top = float(np.median([d.size for d in throw.dice]))
+    recognizer = PipRecognizer()
+    measured = recognizer.die_size(throw.image)
+    assert measured is not None and 1.1 * top < measured < 1.6 * top
+    reading = recognizer.read(throw.image)
+    assert sorted(d.value for d in reading.dice) == sorted(d.value for d in throw.dice)
