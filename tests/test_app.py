@@ -35,8 +35,9 @@ def easy_scene(seed, faces):
     raise AssertionError("no easy scene found")
 
 
-def record_throw(folder, index, seed, faces, still_frames=4):
-    """Frames of one throw: two moving frames, then the dice lying still."""
+def record_throw(folder, index, seed, faces, still_frames=6):
+    """Frames of one throw: two moving frames, then the dice lying still (long enough for
+    the rest to be read from three frames)."""
     paths = []
     moving = [render_throw(seed + 1000 + k, 3, size=(1280, 960)).image for k in range(2)]
     still = easy_scene(seed, faces)
