@@ -1,0 +1,1 @@
+"""Synthetic data for tests and figures; the runtime never imports this package."""
