@@ -4,6 +4,8 @@ Works on the settle detector's small, blurred frames. The reference is the tray 
 looked at the last clean rest (the first frame until then). A pixel is *foreground*
 when it differs from the reference by more than ``level`` and does not look like the
 bare floor (so a spot an occluder leaves, or a die left, turns back into floor).
+Where the picture changed only mildly (more than ``soft_level`` averaged over about a
+die) it is foreground too, floor-like or not: a hand the colour of the floor.
 Foreground is grouped into blobs; dice make blobs of about a die's area (a few when
 they touch), anything else is larger, or comes in over the tray's rim:
 
@@ -15,9 +17,12 @@ they touch), anything else is larger, or comes in over the tray's rim:
   than ``unexplained_dice_areas`` (a coaster or phone that is small enough to pass
   the first test, next to the dice).
 
-A dark, round blob the size of a dice cup (``CUP_EDGES`` die edges across) that lies
-alone is a dice cup upside down over the dice: the tray is *covered*. A light round
-thing of that size is a coaster (cardboard), an occluder like any other.
+A round blob the size of a dice cup (``CUP_EDGES`` die edges across) whose middle is
+no lighter than the floor (below 110 % of its brightness: leather, dark or coloured
+plastic) is a dice cup upside down over the dice: the tray is *covered*. A lighter
+round thing of that size is a coaster (white or cream cardboard), an occluder like any
+other. The rule cannot tell a white cup from a coaster (it is then only an occluder),
+nor a dark round beer mat from a cup.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ CUP_EDGES = (3.5, 9.0)
 HAND = "hand in the tray"
 THING = "something in the tray"
 CUP = "cup over the dice"
+SHADOW = "shadow over the tray"
 
 
 @dataclass(frozen=True)
@@ -62,6 +68,7 @@ class OcclusionDetector:
         profile: TrayProfile | None = None,
         level: int = 30,
         floor_level: int = 30,
+        soft_level: int = 12,
         max_dice_areas: float = 8.0,
         rim_dice_areas: float = 3.5,
         unexplained_dice_areas: float = 2.5,
@@ -71,6 +78,7 @@ class OcclusionDetector:
         self.profile = profile
         self.level = level
         self.floor_level = floor_level
+        self.soft_level = soft_level
         self.max_dice_areas = max_dice_areas
         self.rim_dice_areas = rim_dice_areas
         self.unexplained_dice_areas = unexplained_dice_areas
@@ -86,6 +94,12 @@ class OcclusionDetector:
         self._scale = 1.0  # small pixels per frame pixel
         self._frame_size: tuple[int, int] | None = None
         self.die_edge = None if self.profile is None else self.profile.die_size
+
+    def start(self, small: np.ndarray, frame_size: tuple[int, int]) -> None:
+        """Take the first frame of a stream as the reference (and the floor's colour when
+        there is no profile), unless one is set for frames of this size already."""
+        if self._reference is None or self._reference.shape != small.shape:
+            self._setup(small, frame_size)
 
     def _setup(self, small: np.ndarray, frame_size: tuple[int, int]) -> None:
         h, w = small.shape[:2]
@@ -121,9 +135,13 @@ class OcclusionDetector:
         if self._reference is None or self._reference.shape != small.shape:
             self._setup(small, frame_size)
         assert self._reference is not None and self._floor is not None
-        changed = cv2.absdiff(small, self._reference).max(axis=2) > self.level
+        diff = cv2.absdiff(small, self._reference).max(axis=2)
         unlike_floor = cv2.absdiff(small, self._floor).max(axis=2) > self.floor_level
-        fg = (changed & unlike_floor).view(np.uint8) * np.uint8(255)
+        # A hand the floor's colour (brown skin on a wooden tray) changes the picture only
+        # a little, but over a large area: a milder change, averaged over about a die.
+        k = max(3, round(math.sqrt(self.die_area)) | 1)
+        mild = cv2.blur(diff, (k, k)) > self.soft_level
+        fg = ((diff > self.level) & unlike_floor | mild).view(np.uint8) * np.uint8(255)
         return cv2.bitwise_and(fg, self._mask)
 
     def check(self, small: np.ndarray, frame_size: tuple[int, int]) -> TrayView:
@@ -140,7 +158,8 @@ class OcclusionDetector:
             on_rim = np.unique(labels[self._rim > 0])
             blob_rim = [i for i in on_rim if i and areas[i - 1] > self.rim_dice_areas]
         if blob_rim:
-            return TrayView(True, HAND)
+            blob = np.isin(labels, blob_rim)
+            return TrayView(True, SHADOW if self._is_shadow(small, blob) else HAND)
         if areas[big - 1] > self.max_dice_areas:
             blob = (labels == big).view(np.uint8)
             if self._is_cup(small, blob, stats[big]):
@@ -148,17 +167,30 @@ class OcclusionDetector:
             return TrayView(True, THING)
         return CLEAR
 
+    def _is_shadow(self, small: np.ndarray, blob: np.ndarray) -> bool:
+        """The blob is the reference, only darker by the same share in every channel."""
+        assert self._reference is not None
+        now = small[blob].astype(np.float32).mean(axis=0) + 1.0
+        before = self._reference[blob].astype(np.float32).mean(axis=0) + 1.0
+        ratio = now / before
+        return bool(ratio.max() < 0.85 and ratio.max() - ratio.min() < 0.08)
+
     def _is_cup(self, small: np.ndarray, blob: np.ndarray, stat: np.ndarray) -> bool:
         assert self._floor is not None
         contours, _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        (_, _), radius = cv2.minEnclosingCircle(max(contours, key=cv2.contourArea))
+        outline = max(contours, key=cv2.contourArea)
+        (cx, cy), radius = cv2.minEnclosingCircle(outline)
         edge = math.sqrt(self.die_area)
         if not CUP_EDGES[0] <= 2 * radius / edge <= CUP_EDGES[1]:
             return False
-        round_enough = stat[cv2.CC_STAT_AREA] / (math.pi * radius * radius) > 0.6
-        inside = small[blob > 0].astype(np.float32).mean()
-        dark = inside < float(self._floor[0, 0].astype(np.float32).mean()) - 50
-        return bool(round_enough and dark)
+        # The outline, holes filled: the cup's lighter top may look like the floor.
+        round_enough = cv2.contourArea(outline) / (math.pi * radius * radius) > 0.6
+        # The middle of the circle: the cup's top, not its shadow on the floor beside it.
+        core = np.zeros(blob.shape, np.uint8)
+        cv2.circle(core, (round(cx), round(cy)), max(1, round(radius * 0.5)), 1, -1)
+        inside = cv2.mean(small, mask=core)[:3]
+        not_light = sum(inside) / 3 < 1.1 * float(self._floor[0, 0].astype(np.float32).mean())
+        return bool(round_enough and not_light)
 
     def unexplained(
         self,

@@ -100,6 +100,8 @@ class SettleDetector:
         if self.frame_size is not None and size != self.frame_size:
             self.reset()  # another camera mode: nothing from before compares
         self.frame_size = size
+        if self.occlusion is not None:
+            self.occlusion.start(small, size)
         previous, self.small = self.small, small
         if previous is None:
             self._still_since = now
