@@ -140,7 +140,7 @@ class OcclusionDetector:
         # A hand the floor's colour (brown skin on a wooden tray) changes the picture only
         # a little, but over a large area: a milder change, averaged over about a die.
         k = max(3, round(math.sqrt(self.die_area)) | 1)
-        mild = cv2.blur(diff, (k, k)) > self.soft_level
+        mild = (cv2.blur(diff, (k, k)) > self.soft_level) & (diff > self.soft_level // 2)
         fg = ((diff > self.level) & unlike_floor | mild).view(np.uint8) * np.uint8(255)
         return cv2.bitwise_and(fg, self._mask)
 

@@ -119,7 +119,10 @@ class SettleDetector:
             return None
         view = CLEAR if self.occlusion is None else self.occlusion.check(small, size)
         if view.blocked:
-            state = COVERED if view.covered else BLOCKED
+            # Once covered, a cup stays a cup while it lies still: its outline on the
+            # edge of the rule must not flap between covered and blocked.
+            covered = view.covered or self.state == COVERED
+            state = COVERED if covered else BLOCKED
             if state != self.state:
                 self.state, self.view = state, view
                 return SettleEvent(state, now, reason=view.reason)
