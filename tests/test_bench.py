@@ -36,3 +36,8 @@ def test_bench_bock_prints_stage_times_and_end_to_end_figures():
 def test_bench_live_prints_the_median_delay():
     out = run("bench_live.py", "--actions", "5")
     assert "median" in out
+
+
+def test_bench_settle_prints_ms_per_frame():
+    out = run("bench_settle.py", "--repeat", "1")
+    assert "ms per frame" in out and "320x240" in out

@@ -656,7 +656,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--fps", type=float, default=15.0)
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--fixtures", action="store_true",
+                        help="write the small set kept under fixtures/sequences instead")
     args = parser.parse_args(argv)
+    if args.fixtures:
+        for folder in fixture_set(args.out):
+            print(folder)
+        return 0
     for k in range(args.count):
         if args.photos:
             s = tray_a_stage(args.photos, ("white", "grey")[k % 2])
@@ -668,6 +674,25 @@ def main(argv: Sequence[str] | None = None) -> int:
               f" {len(w.expected)} throws")
     return 0
 
+
+
+def fixture_set(out: Path, size: tuple[int, int] = (320, 240), fps: float = 8.0) -> list[Path]:
+    """The small set kept under ``fixtures/sequences``: one short sequence on a rendered
+    tray at low resolution: throws with a resting hand, a cup over the dice and a
+    coaster in between (the other kinds are made by the tests themselves)."""
+    w = Writer(render_stage(21, size), np.random.default_rng(21), fps)
+    w.hold(1.0)
+    w.throw()
+    w.hold(1.3)
+    occluder(w, "rest")
+    w.throw(keep=1)
+    w.hold(1.3)
+    occluder(w, "cup")
+    occluder(w, "coaster")
+    w.throw()
+    w.hold(1.3)
+    w.write(out / "evening", quality=55)
+    return [out / "evening"]
 
 if __name__ == "__main__":
     raise SystemExit(main())
