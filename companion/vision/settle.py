@@ -88,6 +88,11 @@ class SettleDetector:
         # Blur so sensor noise and JPEG blocks do not count as motion.
         return cv2.GaussianBlur(small, (5, 5), 0)
 
+    @property
+    def still_since(self) -> float | None:
+        """When the tray last moved (the time of the last frame that differed)."""
+        return self._still_since
+
     def changed_fraction(self, a: np.ndarray, b: np.ndarray) -> float:
         """Share of pixels that differ by more than ``change_level`` between two small frames."""
         diff = cv2.absdiff(a, b).max(axis=2)
@@ -145,6 +150,11 @@ class SettleDetector:
         self._last_rest = self.small
         if self.occlusion is not None:
             self.occlusion.learn(self.small)
+
+    def retry(self) -> None:
+        """Reading the rest failed: report it again with the next still frame."""
+        if self.state == AT_REST:
+            self.state = MOVING
 
     def block(self, view: TrayView) -> None:
         """A reader found the current rest blocked after all (something no die explains)."""

@@ -3,9 +3,10 @@ last accepted rest.
 
 ``ThrowWatcher`` is the runtime's per-frame path for the dice (``Companion`` and
 ``companion eval throws`` both use it). Per frame it asks the settle detector whether
-the tray is at rest with nothing else in it; at a rest it reads ``frames_to_read``
-consecutive still frames with the recogniser and combines them
-(:func:`~companion.vision.combine.combine_readings`). The combined reading is then
+the tray is at rest with nothing else in it, and keeps the last ``frames_to_read``
+frames since anything moved; at a rest it reads those still frames with the
+recogniser and combines them (:func:`~companion.vision.combine.combine_readings`), so
+reading several frames adds no wait after the still time. The combined reading is then
 compared with the last accepted dice rest:
 
 - foreground that no die explains (a coaster beside the dice) blocks the rest;
@@ -19,6 +20,7 @@ compared with the last accepted dice rest:
 from __future__ import annotations
 
 import math
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -69,15 +71,13 @@ class ThrowWatcher:
         self.frames_to_read = frames_to_read
         self.nudge_edges = nudge_edges
         self.last: Reading | None = None  # the last accepted dice rest
-        self._pending: list[Reading] = []
-        self._reading = False
+        self._still: deque[np.ndarray] = deque(maxlen=frames_to_read)
 
     def reset(self) -> None:
         """Forget everything seen (a new camera, another frame size)."""
         self.settle.reset()
         self.last = None
-        self._pending = []
-        self._reading = False
+        self._still.clear()
 
     @property
     def state(self) -> str:
@@ -90,23 +90,25 @@ class ThrowWatcher:
         if self.settle.frame_size is not None and size != self.settle.frame_size:
             self.reset()
         event = self.settle.update(frame, now)
-        if event is not None:
-            if event.state in (MOVING, BLOCKED, COVERED):
-                self._reading, self._pending = False, []
-                return WatchEvent(event.state, now, reason=event.reason)
-            if event.state == AT_REST:
-                if not event.new_throw and self.last is not None:
-                    self.settle.accept()
-                    return WatchEvent(SAME, now, self.last)
-                self._reading, self._pending = True, []
-        if not self._reading or self.settle.state != AT_REST:
+        if self.settle.still_since != now:
+            self._still.append(frame)
+        else:  # something moved: the frames before are another picture
+            self._still.clear()
+            self._still.append(frame)
+        if event is None:
             return None
-        self._pending.append(self.read(frame))
-        if len(self._pending) < self.frames_to_read:
+        if event.state in (MOVING, BLOCKED, COVERED):
+            return WatchEvent(event.state, now, reason=event.reason)
+        if event.state != AT_REST:
             return None
-        self._reading = False
-        reading = combine_readings(self._pending)
-        self._pending = []
+        if not event.new_throw and self.last is not None:
+            self.settle.accept()
+            return WatchEvent(SAME, now, self.last)
+        try:
+            reading = combine_readings([self.read(f) for f in self._still])
+        except Exception:
+            self.settle.retry()  # look at the rest again with the next frame
+            raise
         return self._decide(reading, now)
 
     def _decide(self, reading: Reading, now: float) -> WatchEvent:
