@@ -1,8 +1,10 @@
 """The composition root: the one module that wires camera, vision, games, store, button and web.
 
-``Companion`` is the running table: each camera frame goes through settle detection;
-a new throw at rest is read by the recogniser for the active game, drawn as an
-annotated picture for the dashboard, and counted by the turn tracker. The turn
+``Companion`` is the running table: each camera frame goes to the throw watcher
+(settle detection with the tray's occlusion check, a rest read from several frames and
+compared with the last one); a new throw is read by the recogniser for the active game,
+drawn as an annotated picture for the dashboard, and counted by the turn tracker; a
+hand, cup or coaster in the tray is shown as "blocked" on the camera page. The turn
 button (or ``confirm()``) records what the tracker proposes; a long press undoes.
 """
 
@@ -19,12 +21,16 @@ from companion.games import GameError
 from companion.hardware.camera import CameraError, FrameError, FrameSource
 from companion.turns import Proposal, TurnTracker, reading_to_dict
 from companion.vision.annotate import annotate, to_jpeg
-from companion.vision.settle import AT_REST, SettleDetector
-from companion.vision.types import Reading, VisionError
+from companion.vision.settle import SettleDetector
+from companion.vision.types import Reading
+from companion.vision.watch import BLOCKED, COVERED, SAME, THROW, ThrowWatcher, WatchEvent
 
 log = logging.getLogger("companion")
 
 BUTTON = "button"
+# A source failing this many reads in a row (not a bad file: an exception of its own)
+# is treated as a camera fault, so camera_loop reopens it instead of spinning.
+MAX_FAILED_READS = 25
 
 
 class Recognizer(Protocol):
@@ -51,10 +57,12 @@ class Companion:
         recognizers: Mapping[str, Recognizer],
         settle: SettleDetector,
         tracker: TurnTracker | None = None,
+        frames_to_read: int = 3,
     ) -> None:
         self.table = table
         self.recognizers = dict(recognizers)
         self.settle = settle
+        self.watcher = ThrowWatcher(self._read, settle, frames_to_read)
         self.tracker = tracker or TurnTracker()
         self._lock = threading.Lock()
         self.frames = 0
@@ -66,26 +74,60 @@ class Companion:
             return None
         return game_id, self.table.snapshot(game_id)
 
+    def _read(self, image: Any) -> Reading:
+        """Read a still frame with the active game's recogniser; no dice without one."""
+        active = self._active()
+        recognizer = None if active is None else self.recognizers.get(active[1]["game"])
+        if recognizer is None:
+            # No game, or a game without dice (Wacken): nothing to read.
+            return Reading("none", (), (image.shape[1], image.shape[0]))
+        return recognizer.read(image)
+
     def process(self, image: Any, timestamp: float) -> Reading | None:
         """Feed one frame; return the reading when it was a new throw at rest."""
         with self._lock:
             self.frames += 1
-            event = self.settle.update(image, timestamp)
-            if event is None or event.state != AT_REST or not event.new_throw:
+            event = self.watcher.update(image, timestamp)
+            if event is None:
                 return None
             active = self._active()
             if active is None:
                 return None
             game_id, snap = active
-            recognizer = self.recognizers.get(snap["game"])
-            if recognizer is None:
-                return None  # a game without dice (Wacken): nothing to read
-            reading = recognizer.read(image)
-            self.tracker.observe(reading, (game_id, snap["version"]))
-            proposal = self.tracker.proposal(snap["game"], snap["view"])
-            picture = to_jpeg(annotate(image, reading))
-            self.table.publish_picture(picture, self._picture_info(game_id, reading, proposal))
-            return reading
+            key = (game_id, snap["version"])
+            if event.kind == THROW and event.reading is not None:
+                self.tracker.observe(event.reading, key)
+            elif event.kind == SAME and event.reading is not None:
+                self.tracker.moved(event.reading, key)
+                return None
+            elif event.kind == COVERED:
+                self.tracker.cover(key)
+            elif event.kind != BLOCKED:
+                return None
+            self._publish(image, event, game_id, snap)
+            return event.reading if event.kind == THROW else None
+
+    def _publish(self, image: Any, event: WatchEvent, game_id: int, snap: dict) -> None:
+        """Send the picture of a throw (annotated) or of a blocked tray to the dashboard."""
+        proposal = self.tracker.proposal(snap["game"], snap["view"])
+        if event.kind == THROW and event.reading is not None:
+            info = self._picture_info(game_id, event.reading, proposal)
+            picture = to_jpeg(annotate(image, event.reading))
+        else:
+            info = {
+                "kind": "none",
+                "frame_size": [image.shape[1], image.shape[0]],
+                "dice": [],
+                "timings_ms": {},
+                "annotated": False,
+                "game_id": game_id,
+                "throws": self.tracker.throws,
+                "hand": self.tracker.hand,
+                "proposal": _proposal_dict(proposal),
+            }
+            picture = to_jpeg(image)
+        info["blocked"] = event.reason if event.kind in (BLOCKED, COVERED) else None
+        self.table.publish_picture(picture, info)
 
     def _picture_info(
         self, game_id: int, reading: Reading, proposal: Proposal | None
@@ -96,10 +138,7 @@ class Companion:
             "game_id": game_id,
             "throws": self.tracker.throws,
             "hand": self.tracker.hand,
-            "proposal": None if proposal is None else {
-                "action": proposal.action,
-                "text": {"en": proposal.text, "de": proposal.text_de},
-            },
+            "proposal": _proposal_dict(proposal),
         }
 
     def confirm(self) -> Outcome:
@@ -133,7 +172,14 @@ class Companion:
             return Outcome({"action": "undo"}, "last entry undone")
 
     def run_camera(self, source: FrameSource, stop: threading.Event) -> None:
-        """Read frames until ``stop`` is set or a finite source ends; bad frames are skipped."""
+        """Read frames until ``stop`` is set or a finite source ends.
+
+        Nothing that goes wrong with one frame stops the evening: a bad frame is skipped,
+        and any exception while reading a frame (the recogniser, the table, a bug) is
+        logged and the loop goes on. A camera fault (``CameraError``, or a source that
+        fails ``MAX_FAILED_READS`` reads in a row) ends the loop so it can be reopened.
+        """
+        failed = 0
         while not stop.is_set():
             try:
                 frame = source.read()
@@ -141,13 +187,29 @@ class Companion:
                 self.bad_frames += 1
                 log.warning("skipped a frame: %s", exc)
                 continue
+            except CameraError:
+                raise
+            except Exception as exc:
+                self.bad_frames += 1
+                failed += 1
+                log.exception("camera: reading a frame failed")
+                if failed >= MAX_FAILED_READS:
+                    raise CameraError(f"{failed} frames in a row failed: {exc}") from exc
+                continue
+            failed = 0
             if frame is None:
                 return
             try:
                 self.process(frame.image, frame.timestamp)
-            except VisionError as exc:
+            except Exception:
                 self.bad_frames += 1
-                log.warning("could not read a frame: %s", exc)
+                log.exception("could not process frame %s; going on", frame.name or "?")
+
+
+def _proposal_dict(proposal: Proposal | None) -> dict[str, Any] | None:
+    if proposal is None:
+        return None
+    return {"action": proposal.action, "text": {"en": proposal.text, "de": proposal.text_de}}
 
 
 def camera_loop(
@@ -170,6 +232,8 @@ def camera_loop(
             companion.run_camera(source, stop)
         except CameraError as exc:
             log.error("camera: %s; reopening in %g s", exc, retry_seconds)
+        except Exception:
+            log.exception("camera loop failed; reopening in %g s", retry_seconds)
         finally:
             source.close()
         if finite:
@@ -211,6 +275,15 @@ def _open_button(pin: int, companion: Companion, notices: list[str]) -> Any:
         return None
 
 
+def default_settle(settings: Settings) -> SettleDetector:
+    """Settle detection with the occlusion check, on the calibration profile when one is set."""
+    from companion.vision.occlusion import OcclusionDetector
+    from companion.vision.tray import TrayProfile
+
+    profile = None if settings.calibration is None else TrayProfile.load(settings.calibration)
+    return SettleDetector(settings.settle_seconds, occlusion=OcclusionDetector(profile))
+
+
 def run(settings: Settings, *, open_source: Callable[..., FrameSource] | None = None) -> int:
     """Start everything the settings ask for and serve until interrupted."""
     from companion.hardware.camera import open_source as open_camera
@@ -222,9 +295,7 @@ def run(settings: Settings, *, open_source: Callable[..., FrameSource] | None = 
     stop = threading.Event()
     with Store(settings.database) as store:  # makes data_dir, or says why it cannot
         table = Table(store)
-        companion = Companion(
-            table, default_recognizers(settings), SettleDetector(settings.settle_seconds)
-        )
+        companion = Companion(table, default_recognizers(settings), default_settle(settings))
         threads: list[threading.Thread] = []
         button = None
         notices: list[str] = []

@@ -102,6 +102,13 @@ def validate(settings: Settings) -> Settings:
         )
     if cam.startswith("usb:") and not cam[4:].isdigit():
         raise ConfigError(f"setting 'camera': {cam!r}; the USB camera index must be a number")
+    if cam.startswith("replay:"):
+        from companion.hardware.camera import SequenceError, parse_replay
+
+        try:
+            parse_replay(cam)
+        except SequenceError as exc:
+            raise ConfigError(f"setting 'camera': {exc}") from None
     if not 0 < settings.settle_seconds <= 10:
         raise ConfigError("setting 'settle_seconds' must be above 0 and at most 10")
     if not 1 <= settings.threads <= 256:

@@ -31,6 +31,12 @@ class TurnTracker:
 
     ``stay_radius`` is the share of a die's edge a die may shift and still count as
     kept aside (not thrown again) between two throws.
+
+    ``covered`` is set when a dice cup stands upside down in the tray: for the round's
+    first player (no throw limit yet) that is the hidden third throw (RULES.md, round
+    rule 3), proposed as ``{"action": "throw", "throws": 3, "hidden": true}``; the dice
+    read when the cup is lifted are proposed as the reveal once the round awaits it.
+    Elsewhere a cup is only something in the way.
     """
 
     stay_radius: float = 0.35
@@ -38,6 +44,7 @@ class TurnTracker:
     throws: int = 0
     reading: Reading | None = None
     hand: bool = True
+    covered: bool = False
     history: list[Reading] = field(default_factory=list)
 
     def start_turn(self, key: object) -> None:
@@ -47,6 +54,7 @@ class TurnTracker:
             self.throws = 0
             self.reading = None
             self.hand = True
+            self.covered = False
             self.history = []
 
     def observe(self, reading: Reading, key: object) -> None:
@@ -59,11 +67,28 @@ class TurnTracker:
             _stayed(die, previous.dice, self.stay_radius) for die in reading.dice
         )
         self.reading = reading
+        self.covered = False
         self.history.append(reading)
+
+    def moved(self, reading: Reading, key: object) -> None:
+        """The same dice again, perhaps nudged: follow where they lie, count no throw."""
+        if key == self.turn_key and self.reading is not None:
+            self.reading = reading
+            if self.history:
+                self.history[-1] = reading
+
+    def cover(self, key: object) -> None:
+        """A dice cup stands upside down over the dice of the turn identified by ``key``."""
+        self.start_turn(key)
+        self.covered = True
 
     def proposal(self, game: str, view: dict[str, Any]) -> Proposal | None:
         """The action the button would record now, or None with nothing to record."""
-        if self.reading is None or view.get("over"):
+        if view.get("over"):
+            return None
+        if self.covered:
+            return self._covered(game, view)
+        if self.reading is None:
             return None
         reading = self.reading
         if reading.uncertain:
@@ -77,6 +102,21 @@ class TurnTracker:
         if game == "rockthebock":
             return self._rockthebock(reading, view)
         return None
+
+    def _covered(self, game: str, view: dict[str, Any]) -> Proposal:
+        player = view.get("to_throw")
+        if game == "schocken" and player is not None and view.get("throw_limit") is None:
+            action = {"action": "throw", "player": player, "throws": 3, "hidden": True}
+            return Proposal(
+                action,
+                f"{player}: third throw under the cup (hidden until the round ends)",
+                f"{player}: dritter Wurf unter dem Becher (verdeckt bis zum Rundenende)",
+            )
+        return Proposal(
+            None,
+            "a cup covers the dice: lift it to read them",
+            "Ein Becher verdeckt die Würfel: zum Lesen anheben",
+        )
 
     def _schocken(self, reading: Reading, view: dict[str, Any]) -> Proposal:
         if len(reading.dice) != SCHOCKEN_DICE:

@@ -35,8 +35,9 @@ def easy_scene(seed, faces):
     raise AssertionError("no easy scene found")
 
 
-def record_throw(folder, index, seed, faces, still_frames=4):
-    """Frames of one throw: two moving frames, then the dice lying still."""
+def record_throw(folder, index, seed, faces, still_frames=6):
+    """Frames of one throw: two moving frames, then the dice lying still (long enough for
+    the rest to be read from three frames)."""
     paths = []
     moving = [render_throw(seed + 1000 + k, 3, size=(1280, 960)).image for k in range(2)]
     still = easy_scene(seed, faces)
@@ -176,3 +177,103 @@ def test_companion_run_serves_the_dashboard_with_a_replay_camera(tmp_path):
         proc.stderr.close()
     assert proc.returncode == 0, err
     assert (tmp_path / "data" / "companion.sqlite3").exists()
+
+
+def test_any_exception_in_the_frame_path_is_logged_and_the_loop_goes_on(tmp_path, table, caplog):
+    table.create_game("schocken", {"players": ["Anna", "Ben"], "starter": "Anna"}, pin="1234")
+    real = PipRecognizer()
+    calls = []
+
+    class Flaky:
+        def read(self, frame):
+            calls.append(1)
+            if len(calls) == 1:
+                raise RuntimeError("a bug in the recogniser")
+            return real.read(frame)
+
+    companion = Companion(table, {"schocken": Flaky()}, SettleDetector(0.2))
+    paths = record_throw(tmp_path, 0, seed=7, faces=(2, 2, 2), still_frames=10)
+    ticks = iter(float(i) * 0.1 for i in range(100))
+    companion.run_camera(ReplaySource(paths, clock=ticks.__next__), threading.Event())
+    assert companion.bad_frames == 1
+    assert "a bug in the recogniser" in caplog.text
+    assert companion.confirm().recorded["dice"] == [2, 2, 2]
+
+
+def test_a_changed_frame_size_starts_settle_detection_afresh(table):
+    companion = Companion(table, {}, SettleDetector(0.2))
+    big = np.full((480, 640, 3), 120, np.uint8)
+    for i in range(5):
+        companion.process(big, i * 0.1)
+    assert companion.settle.state != "moving"
+    companion.process(np.full((240, 320, 3), 120, np.uint8), 1.0)
+    assert companion.settle.state == "moving" and companion.settle.frame_size == (320, 240)
+
+
+def test_a_schocken_turn_with_hands_cups_and_coasters_in_between(table):
+    """Throw count and hand status of the recorded turns stay right with occluders."""
+    from companion.synth.sequences import Writer, occluder, render_stage
+    from companion.vision.occlusion import OcclusionDetector
+
+    game = table.create_game(
+        "schocken", {"players": ["Anna", "Ben"], "starter": "Anna"}, pin="1234"
+    )
+    companion = Companion(
+        table, {"schocken": PipRecognizer()}, SettleDetector(0.6, occlusion=OcclusionDetector())
+    )
+    writer = Writer(render_stage(5), np.random.default_rng(31), 15.0)
+    clock = iter(float(i) / 15.0 for i in range(100000))
+    fed = 0
+
+    def feed():
+        nonlocal fed
+        for frame in writer.frames[fed:]:
+            companion.process(frame, next(clock))
+        fed = len(writer.frames)
+
+    writer.hold(1.0)
+    writer.throw()  # Anna's first throw
+    writer.hold(1.5)
+    occluder(writer, "rest")
+    writer.throw(keep=1)  # second throw, one die kept aside
+    writer.hold(1.5)
+    occluder(writer, "cup")
+    occluder(writer, "coaster")
+    feed()
+    anna = writer.values()
+    outcome = companion.confirm()
+    assert outcome.recorded is not None, outcome.message
+    assert outcome.recorded["throws"] == 2 and outcome.recorded["hand"] is False
+    assert sorted(outcome.recorded["dice"]) == anna
+    writer.throw(quick=False)  # Ben: one throw, all dice
+    writer.hold(1.5)
+    occluder(writer, "rest")
+    occluder(writer, "shadow")
+    occluder(writer, "pass")
+    feed()
+    ben = writer.values()
+    outcome = companion.confirm()
+    assert outcome.recorded is not None, outcome.message
+    assert outcome.recorded["throws"] == 1 and outcome.recorded["hand"] is True
+    assert sorted(outcome.recorded["dice"]) == ben
+    assert len(table.snapshot(game)["history"]) == 2
+
+
+def test_a_blocked_tray_is_shown_on_the_camera_page(table):
+    from companion.synth.sequences import Writer, occluder, render_stage
+    from companion.vision.occlusion import OcclusionDetector
+
+    table.create_game("schocken", {"players": ["Anna", "Ben"], "starter": "Anna"}, pin="1234")
+    companion = Companion(
+        table, {"schocken": PipRecognizer()}, SettleDetector(0.6, occlusion=OcclusionDetector())
+    )
+    writer = Writer(render_stage(5), np.random.default_rng(2), 15.0)
+    writer.hold(1.0)
+    occluder(writer, "rest")
+    blocked = []
+    for i, frame in enumerate(writer.frames):
+        companion.process(frame, i / 15.0)
+        latest = table.latest_picture()
+        if latest is not None and latest[1].get("blocked"):
+            blocked.append(latest[1]["blocked"])
+    assert blocked and blocked[0] == "hand in the tray"

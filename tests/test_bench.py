@@ -42,3 +42,14 @@ def test_bench_load_prints_percentiles_errors_streams_and_rss():
     out = run("bench_load.py", "--seconds", "2", "--phones", "3", "--rate", "5", "--flood", "30")
     for words in ("p95 ms", "before", "flood", "live streams open", "server RSS"):
         assert words in out
+
+
+def test_bench_settle_prints_ms_per_frame():
+    out = run("bench_settle.py", "--repeat", "1")
+    assert "ms per frame" in out and "320x240" in out
+
+
+def test_bench_tray_view_prints_whole_frames_against_the_bare_tray():
+    out = run("bench_tray_view.py", "--frames", "1")
+    for case in ("1280x960", "1920x1080", "rectify", "bare", "extra"):
+        assert case in out

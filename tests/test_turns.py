@@ -123,3 +123,37 @@ def test_proposals_are_said_in_german_too():
     t.observe(reading(die("wolf", 10, 10), die("goat_red", 90, 10), kind="bock"), key="b")
     p = t.proposal("rockthebock", {**BOCK_VIEW, "dice_left": {"Cleo": 2}})
     assert p.text_de == "Cleo würfelt 1× rote Geiß, 1× Wolf"
+
+
+FIRST_OF_ROUND = {"over": False, "to_throw": "Anna", "awaiting_reveal": None, "throw_limit": None}
+
+
+def test_a_cup_over_the_first_players_dice_proposes_the_hidden_third_throw():
+    t = TurnTracker()
+    t.observe(reading(die(2, 100, 100), die(5, 200, 100), die(3, 300, 100)), key="k")
+    t.observe(reading(die(2, 100, 100), die(6, 250, 200), die(4, 300, 300)), key="k")
+    t.cover("k")
+    p = t.proposal("schocken", FIRST_OF_ROUND)
+    assert p.action == {"action": "throw", "player": "Anna", "throws": 3, "hidden": True}
+    assert "under the cup" in p.text
+
+
+def test_a_cup_elsewhere_proposes_nothing_until_it_is_lifted():
+    t = TurnTracker()
+    t.cover("k")
+    later = {**FIRST_OF_ROUND, "to_throw": "Ben", "throw_limit": 3}
+    p = t.proposal("schocken", later)
+    assert p.action is None and "lift" in p.text
+    # Lifted: the dice under it are a throw like any other.
+    t.observe(reading(die(1, 100, 100), die(1, 200, 100), die(1, 300, 100)), key="k")
+    assert t.proposal("schocken", later).action["dice"] == [1, 1, 1]
+
+
+def test_the_same_dice_nudged_are_followed_but_not_counted():
+    t = TurnTracker()
+    t.observe(reading(die(1, 100, 100), die(5, 200, 100), die(3, 300, 100)), key="k")
+    t.moved(reading(die(1, 110, 100), die(5, 200, 100), die(3, 300, 100)), key="k")
+    assert t.throws == 1 and t.reading.dice[0].region.center == (110, 100)
+    # The kept 1 is judged from where it lies now.
+    t.observe(reading(die(1, 112, 102), die(6, 260, 240), die(4, 400, 300)), key="k")
+    assert t.throws == 2 and t.hand is False

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from companion.commands import _bock, _pips
+from companion.commands import _bock, _pips, sequences
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -19,3 +19,4 @@ def register(sub: argparse._SubParsersAction) -> None:
     eval_sub = evaluate.add_subparsers(dest="kind", required=True, metavar="KIND")
     _pips.register(calibrate_sub, eval_sub)
     _bock.register(sub, calibrate_sub, eval_sub)
+    sequences.register_eval(eval_sub)

@@ -3,10 +3,20 @@
 Every source hands out BGR ``uint8`` frames of shape (h, w, 3) with a timestamp, so
 recognition cannot tell a live camera from a replay. picamera2 and cv2's capture
 are imported only when such a source is opened, never at import time.
+
+A recorded *sequence* (``companion record``, ``companion eval throws``) is a folder::
+
+    DIR/sequence.json     {"fps": 15, "frames": n}
+    DIR/frames/00000.jpg  the n frames, played in name order at fps
+
+``replay:DIR`` plays a sequence folder at its own frame rate, or a plain folder of
+images as fast as they load; ``replay:DIR?fps=15`` sets the rate for either.
 """
 
 from __future__ import annotations
 
+import json
+import math
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -24,6 +34,81 @@ class CameraError(RuntimeError):
 
 class FrameError(ValueError):
     """One frame is unusable (unreadable file, wrong shape or type); skip it."""
+
+
+class SequenceError(CameraError, ValueError):
+    """A recorded sequence folder that is missing, malformed or incomplete."""
+
+
+SEQUENCE_FILE = "sequence.json"
+FRAMES_DIR = "frames"
+
+
+@dataclass(frozen=True)
+class RecordedSequence:
+    """A sequence folder's frames (in name order) and the rate they were taken at."""
+
+    folder: Path
+    fps: float
+    frames: tuple[Path, ...]
+
+
+def parse_fps(value: object, where: str) -> float:
+    """A frame rate above 0 and at most 1000; raises :class:`SequenceError` naming ``where``."""
+    if isinstance(value, bool):
+        value = None
+    try:
+        fps = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise SequenceError(f"{where}: fps must be a number such as 15, not {value!r}") from None
+    if not math.isfinite(fps) or not 0 < fps <= 1000:
+        raise SequenceError(f"{where}: fps must be above 0 and at most 1000, not {value!r}")
+    return fps
+
+
+def is_sequence(folder: Path) -> bool:
+    """True when ``folder`` looks like a sequence folder (has a ``sequence.json``)."""
+    return (folder / SEQUENCE_FILE).is_file()
+
+
+def load_sequence(folder: Path | str) -> RecordedSequence:
+    """Read and check a sequence folder; every problem is one :class:`SequenceError` line."""
+    folder = Path(folder)
+    info_path = folder / SEQUENCE_FILE
+    if not info_path.is_file():
+        raise SequenceError(f"{folder} is not a sequence folder: {SEQUENCE_FILE} is missing")
+    try:
+        info = json.loads(info_path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise SequenceError(f"{info_path} is not valid JSON: {exc}") from None
+    if not isinstance(info, dict):
+        raise SequenceError(f'{info_path} must be an object like {{"fps": 15, "frames": 120}}')
+    fps = parse_fps(info.get("fps"), str(info_path))
+    count = info.get("frames")
+    if not isinstance(count, int) or isinstance(count, bool) or count < 1:
+        raise SequenceError(f"{info_path}: frames must be a whole number above 0, not {count!r}")
+    frames_dir = folder / FRAMES_DIR
+    paths = (
+        sorted(p for p in frames_dir.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+        if frames_dir.is_dir() else []
+    )
+    if len(paths) != count:
+        raise SequenceError(
+            f"{folder}: {SEQUENCE_FILE} says {count} frames but {frames_dir} holds {len(paths)}"
+        )
+    return RecordedSequence(folder, fps, tuple(paths))
+
+
+def write_sequence_info(folder: Path, fps: float, frames: int) -> None:
+    """Write ``sequence.json`` for ``frames`` frames already stored under ``frames/``."""
+    (folder / SEQUENCE_FILE).write_text(
+        json.dumps({"fps": round(fps, 3), "frames": frames}) + "\n", encoding="utf-8"
+    )
+
+
+def frame_name(index: int) -> str:
+    """The file name of frame ``index`` in a sequence folder."""
+    return f"{index:05d}.jpg"
 
 
 @dataclass(frozen=True)
@@ -174,11 +259,31 @@ class PiCameraSource:
 
 
 def open_source(spec: str, size: tuple[int, int] = (1280, 960), fps: float = 0.0) -> FrameSource:
-    """Open the source a settings string names: ``picamera``, ``usb:N`` or ``replay:DIR``."""
+    """Open the source a settings string names: ``picamera``, ``usb:N`` or ``replay:DIR``
+    (``replay:DIR?fps=15`` paces the replay; a sequence folder plays at its own rate)."""
     if spec == "picamera":
         return PiCameraSource(size)
     if spec.startswith("usb:") and spec[4:].isdigit():
         return OpenCVSource(int(spec[4:]), size)
     if spec.startswith("replay:"):
-        return ReplaySource(Path(spec[len("replay:"):]), fps=fps)
+        folder, rate = parse_replay(spec)
+        if is_sequence(folder):
+            sequence = load_sequence(folder)
+            return ReplaySource(list(sequence.frames), fps=rate or sequence.fps)
+        return ReplaySource(folder, fps=rate or fps)
     raise CameraError(f"unknown camera {spec!r}; use picamera, usb:<index> or replay:<folder>")
+
+
+def parse_replay(spec: str) -> tuple[Path, float]:
+    """``replay:DIR`` or ``replay:DIR?fps=F`` as (folder, fps; 0 when not given)."""
+    body = spec[len("replay:"):]
+    folder, _, query = body.partition("?")
+    if not folder:
+        raise SequenceError(f"camera {spec!r} names no folder; use replay:<folder>[?fps=15]")
+    fps = 0.0
+    if query:
+        key, _, value = query.partition("=")
+        if key != "fps":
+            raise SequenceError(f"camera {spec!r}: unknown option {key!r}; only fps=<rate>")
+        fps = parse_fps(value, f"camera {spec!r}")
+    return Path(folder), fps

@@ -1,11 +1,16 @@
-"""Decide from a stream of frames when the dice are at rest.
+"""Decide from a stream of frames when the dice are at rest, and nothing else is in the tray.
 
 Each frame is shrunk, blurred and compared with the previous one. While the share of
 changed pixels is above ``motion_fraction`` the tray is "moving"; once it has stayed
-below for ``still_seconds`` the dice are "at rest". A hand reaching into the tray is
-movement too, so nothing is reported while it is there; and when the tray comes to rest
-looking the same as at the last rest (a hand came and went, the dice did not move), the
-rest is not reported as a new throw.
+below for ``still_seconds`` the tray is at rest. With an ``OcclusionDetector`` a rest
+with something in the tray that is not a die (a hand resting, a cup, a coaster) is
+"blocked" (or "covered" for a dice cup upside down), never "at rest"; it is checked on
+every still frame, so a shadow that creeps in without motion blocks too.
+
+``new_throw`` compares the tray with the last *accepted* rest, not the last quiet
+frame: the same dice coming back after a hand or cup left are not new. By default
+every rest is accepted; a caller that reads the dice first (``ThrowWatcher``) passes
+``auto_accept=False`` and calls :meth:`accept` or :meth:`block` itself.
 """
 
 from __future__ import annotations
@@ -15,19 +20,24 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from companion.vision.occlusion import CLEAR, OcclusionDetector, TrayView
 from companion.vision.types import VisionError
 
 MOVING = "moving"
 AT_REST = "at rest"
+BLOCKED = "blocked"
+COVERED = "covered"
 
 
 @dataclass(frozen=True)
 class SettleEvent:
-    """A change of state: ``state`` is MOVING or AT_REST; ``new_throw`` only on AT_REST."""
+    """A change of state (MOVING, AT_REST, BLOCKED, COVERED); ``new_throw`` only on AT_REST;
+    ``reason`` says what blocks the tray."""
 
     state: str
     time: float
     new_throw: bool = False
+    reason: str = ""
 
 
 class SettleDetector:
@@ -39,6 +49,8 @@ class SettleDetector:
         motion_fraction: float = 0.002,
         change_level: int = 18,
         side: int = 160,
+        occlusion: OcclusionDetector | None = None,
+        auto_accept: bool = True,
     ) -> None:
         if still_seconds < 0:
             raise VisionError(f"still_seconds must be ≥ 0, got {still_seconds}")
@@ -48,13 +60,24 @@ class SettleDetector:
         self.motion_fraction = motion_fraction
         self.change_level = change_level
         self.side = side
+        self.occlusion = occlusion
+        self.auto_accept = auto_accept
+        self.reset()
+
+    def reset(self) -> None:
+        """Start afresh: nothing seen yet (a new camera, or the frame size changed)."""
         self.state = MOVING
-        self._previous: np.ndarray | None = None
+        self.view: TrayView = CLEAR
+        self.small: np.ndarray | None = None
+        self.frame_size: tuple[int, int] | None = None
         self._still_since: float | None = None
         self._last_rest: np.ndarray | None = None
+        self._held = False
+        if self.occlusion is not None:
+            self.occlusion.reset()
 
     def _small(self, frame: np.ndarray) -> np.ndarray:
-        if frame.ndim != 3 or frame.dtype != np.uint8:
+        if frame.ndim != 3 or frame.dtype != np.uint8 or frame.shape[2] != 3:
             raise VisionError(f"expected an 8-bit BGR frame, got {frame.dtype} {frame.shape}")
         h, w = frame.shape[:2]
         f = self.side / max(h, w)
@@ -65,6 +88,11 @@ class SettleDetector:
         # Blur so sensor noise and JPEG blocks do not count as motion.
         return cv2.GaussianBlur(small, (5, 5), 0)
 
+    @property
+    def still_since(self) -> float | None:
+        """When the tray last moved (the time of the last frame that differed)."""
+        return self._still_since
+
     def changed_fraction(self, a: np.ndarray, b: np.ndarray) -> float:
         """Share of pixels that differ by more than ``change_level`` between two small frames."""
         diff = cv2.absdiff(a, b).max(axis=2)
@@ -73,23 +101,63 @@ class SettleDetector:
     def update(self, frame: np.ndarray, now: float) -> SettleEvent | None:
         """Take the next frame (timestamp ``now`` in seconds); return an event on a change."""
         small = self._small(frame)
-        previous, self._previous = self._previous, small
-        if previous is None or previous.shape != small.shape:
+        size = (frame.shape[1], frame.shape[0])
+        if self.frame_size is not None and size != self.frame_size:
+            self.reset()  # another camera mode: nothing from before compares
+        self.frame_size = size
+        if self.occlusion is not None:
+            self.occlusion.start(small, size)
+        previous, self.small = self.small, small
+        if previous is None:
             self._still_since = now
             return None
         if self.changed_fraction(previous, small) > self.motion_fraction:
             self._still_since = now
-            if self.state == AT_REST:
+            self._held = False
+            if self.state != MOVING:
                 self.state = MOVING
+                self.view = CLEAR
                 return SettleEvent(MOVING, now)
             return None
         still_since = now if self._still_since is None else self._still_since
-        if self.state == MOVING and now - still_since >= self.still_seconds:
-            self.state = AT_REST
-            new_throw = (
-                self._last_rest is None
-                or self.changed_fraction(self._last_rest, small) > self.motion_fraction
-            )
-            self._last_rest = small
-            return SettleEvent(AT_REST, now, new_throw)
-        return None
+        if now - still_since < self.still_seconds or self._held:
+            return None
+        view = CLEAR if self.occlusion is None else self.occlusion.check(small, size)
+        if view.blocked:
+            # Once covered, a cup stays a cup while it lies still: its outline on the
+            # edge of the rule must not flap between covered and blocked.
+            covered = view.covered or self.state == COVERED
+            state = COVERED if covered else BLOCKED
+            if state != self.state:
+                self.state, self.view = state, view
+                return SettleEvent(state, now, reason=view.reason)
+            return None
+        if self.state == AT_REST:
+            return None
+        self.state, self.view = AT_REST, CLEAR
+        new_throw = (
+            self._last_rest is None
+            or self.changed_fraction(self._last_rest, small) > self.motion_fraction
+        )
+        if self.auto_accept:
+            self.accept()
+        return SettleEvent(AT_REST, now, new_throw)
+
+    def accept(self) -> None:
+        """The current rest is clean: new throws are compared with it from now on."""
+        if self.small is None:
+            return
+        self._last_rest = self.small
+        if self.occlusion is not None:
+            self.occlusion.learn(self.small)
+
+    def retry(self) -> None:
+        """Reading the rest failed: report it again with the next still frame."""
+        if self.state == AT_REST:
+            self.state = MOVING
+
+    def block(self, view: TrayView) -> None:
+        """A reader found the current rest blocked after all (something no die explains)."""
+        self.state = COVERED if view.covered else BLOCKED
+        self.view = view
+        self._held = True  # until something moves: the same frames would say the same

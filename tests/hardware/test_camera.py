@@ -1,5 +1,6 @@
 """Frame sources: recorded frames go through the same protocol as a live camera."""
 
+import json
 from pathlib import Path
 
 import cv2
@@ -11,8 +12,11 @@ from companion.hardware.camera import (
     FrameError,
     OpenCVSource,
     ReplaySource,
+    SequenceError,
     check_frame,
+    load_sequence,
     open_source,
+    parse_replay,
 )
 
 
@@ -120,3 +124,66 @@ def test_usb_camera_that_does_not_open_says_what_to_check():
 
     with pytest.raises(CameraError, match="could not be opened"):
         OpenCVSource(3, capture=Closed())
+
+
+def write_sequence(folder: Path, count: int, fps: object = 15) -> Path:
+    (folder / "frames").mkdir(parents=True)
+    for i in range(count):
+        assert cv2.imwrite(str(folder / "frames" / f"{i:05d}.jpg"),
+                           np.full((48, 64, 3), 40 * i, np.uint8))
+    (folder / "sequence.json").write_text(json.dumps({"fps": fps, "frames": count}))
+    return folder
+
+
+def test_a_sequence_folder_replays_at_its_own_rate(tmp_path):
+    write_sequence(tmp_path, 3, fps=20)
+    now = [0.0]
+    slept = []
+
+    def sleep(seconds):
+        slept.append(round(seconds, 6))
+        now[0] += seconds
+
+    sequence = load_sequence(tmp_path)
+    assert sequence.fps == 20 and [p.name for p in sequence.frames] == [
+        "00000.jpg", "00001.jpg", "00002.jpg"]
+    source = ReplaySource(list(sequence.frames), fps=sequence.fps, clock=lambda: now[0],
+                          sleep=sleep)
+    assert len(list(source)) == 3 and slept == [0.05, 0.05]
+    assert isinstance(open_source(f"replay:{tmp_path}"), ReplaySource)
+
+
+def test_replay_fps_option(tmp_path):
+    write_frames(tmp_path, 2)
+    assert parse_replay(f"replay:{tmp_path}?fps=15") == (tmp_path, 15.0)
+    assert parse_replay(f"replay:{tmp_path}") == (tmp_path, 0.0)
+    assert len(list(open_source(f"replay:{tmp_path}?fps=1000"))) == 2
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("replay:{d}?fps=abc", "fps must be a number"),
+    ("replay:{d}?fps=0", "above 0"),
+    ("replay:{d}?fps=-3", "above 0"),
+    ("replay:{d}?speed=2", "unknown option"),
+    ("replay:", "names no folder"),
+])
+def test_bad_replay_options_are_clear_errors(tmp_path, spec, message):
+    with pytest.raises(SequenceError, match=message):
+        open_source(spec.format(d=tmp_path))
+
+
+@pytest.mark.parametrize("info, message", [
+    ("{", "not valid JSON"),
+    ("[1, 2]", "must be an object"),
+    ('{"fps": "fast", "frames": 2}', "fps must be a number"),
+    ('{"fps": 15, "frames": 0}', "frames must be a whole number"),
+    ('{"fps": 15, "frames": 5}', "says 5 frames but"),
+    ('{"fps": true, "frames": 2}', "fps must be a number"),
+])
+def test_bad_sequence_files_are_clear_errors(tmp_path, info, message):
+    write_sequence(tmp_path, 2)
+    (tmp_path / "sequence.json").write_text(info)
+    with pytest.raises(SequenceError, match=message):
+        load_sequence(tmp_path)
+    with pytest.raises(CameraError, match=message):
+        open_source(f"replay:{tmp_path}")

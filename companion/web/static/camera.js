@@ -12,6 +12,13 @@
       proposal.className = p && !p.action ? "error" : "";
       proposal.textContent = p ? (p.text[DC.lang] || p.text.en) : "";
     }
+    const blocked = document.getElementById("blocked");
+    if (blocked) {
+      // Something that is not a die lies in the tray (a hand, a cup, a coaster): no rest.
+      const why = reading && reading.blocked;
+      blocked.hidden = !why;
+      blocked.textContent = why ? "blocked: " + why : "";
+    }
     const wrap = document.getElementById("picture-wrap");
     const none = document.getElementById("no-picture");
     const overlay = document.getElementById("overlay");

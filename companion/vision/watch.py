@@ -1,0 +1,160 @@
+"""From camera frames to throws: settle, read the rest from several frames, compare with the
+last accepted rest.
+
+``ThrowWatcher`` is the runtime's per-frame path for the dice (``Companion`` and
+``companion eval throws`` both use it). Per frame it asks the settle detector whether
+the tray is at rest with nothing else in it, and keeps the last ``frames_to_read``
+frames since anything moved; at a rest it reads those still frames with the
+recogniser and combines them (:func:`~companion.vision.combine.combine_readings`), so
+reading several frames adds no wait after the still time. The combined reading is then
+compared with the last accepted dice rest:
+
+- foreground that no die explains (a coaster beside the dice) blocks the rest;
+- the same dice, each within ``nudge_edges`` die edges of where it lay and showing
+  the same value, are the same rest: a hand nudged a die, or an occluder left. This
+  tolerance is **0.5 die edges** by default: a die pushed by less than half its edge
+  is the same die; a die thrown again lands further away, or shows another face;
+- anything else is a new throw.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from companion.vision.combine import combine_readings
+from companion.vision.settle import AT_REST, BLOCKED, COVERED, MOVING, SettleDetector
+from companion.vision.types import Die, Reading
+
+NUDGE_EDGES = 0.5
+FRAMES_TO_READ = 3
+
+THROW = "throw"  # new dice at rest
+SAME = "same"  # the dice of the last rest again (nudged, or an occluder left)
+EMPTY = "empty"  # a clean rest without dice
+
+
+@dataclass(frozen=True)
+class WatchEvent:
+    """What the watcher saw: ``kind`` is THROW, SAME, EMPTY, MOVING, BLOCKED or COVERED.
+
+    ``reading`` is the combined reading for THROW, SAME and EMPTY; ``reason`` says what
+    blocks.
+    """
+
+    kind: str
+    time: float
+    reading: Reading | None = None
+    reason: str = ""
+
+
+class ThrowWatcher:
+    """Feed frames; get a ``WatchEvent`` when a throw lands or the tray's state changes."""
+
+    def __init__(
+        self,
+        read: Callable[[np.ndarray], Reading],
+        settle: SettleDetector,
+        frames_to_read: int = FRAMES_TO_READ,
+        nudge_edges: float = NUDGE_EDGES,
+    ) -> None:
+        if frames_to_read < 1:
+            raise ValueError(f"frames_to_read must be at least 1, got {frames_to_read}")
+        self.read = read
+        self.settle = settle
+        settle.auto_accept = False
+        self.frames_to_read = frames_to_read
+        self.nudge_edges = nudge_edges
+        self.last: Reading | None = None  # the last accepted dice rest
+        self._still: deque[np.ndarray] = deque(maxlen=frames_to_read)
+
+    def reset(self) -> None:
+        """Forget everything seen (a new camera, another frame size)."""
+        self.settle.reset()
+        self.last = None
+        self._still.clear()
+
+    @property
+    def state(self) -> str:
+        """The settle state: moving, at rest, blocked or covered."""
+        return self.settle.state
+
+    def update(self, frame: np.ndarray, now: float) -> WatchEvent | None:
+        """Take the next frame; return an event when something happened."""
+        size = (frame.shape[1], frame.shape[0]) if frame.ndim >= 2 else None
+        if self.settle.frame_size is not None and size != self.settle.frame_size:
+            self.reset()
+        event = self.settle.update(frame, now)
+        if self.settle.still_since != now:
+            self._still.append(frame)
+        else:  # something moved: the frames before are another picture
+            self._still.clear()
+            self._still.append(frame)
+        if event is None:
+            return None
+        if event.state in (MOVING, BLOCKED, COVERED):
+            return WatchEvent(event.state, now, reason=event.reason)
+        if event.state != AT_REST:
+            return None
+        if not event.new_throw and self.last is not None:
+            self.settle.accept()
+            return WatchEvent(SAME, now, self.last)
+        try:
+            reading = combine_readings([self.read(f) for f in self._still])
+        except Exception:
+            self.settle.retry()  # look at the rest again with the next frame
+            raise
+        return self._decide(reading, now)
+
+    def _decide(self, reading: Reading, now: float) -> WatchEvent:
+        occlusion = self.settle.occlusion
+        assert self.settle.small is not None and self.settle.frame_size is not None
+        if occlusion is not None:
+            view = occlusion.unexplained(
+                self.settle.small, self.settle.frame_size, reading, self.last
+            )
+            if view.blocked:
+                self.settle.block(view)
+                return WatchEvent(BLOCKED, now, reason=view.reason)
+        self.settle.accept()
+        if not reading.dice:
+            self.last = reading
+            return WatchEvent(EMPTY, now, reading)
+        same = self.last is not None and same_dice(reading, self.last, self.nudge_edges)
+        self.last = reading
+        return WatchEvent(SAME if same else THROW, now, reading)
+
+
+def same_dice(a: Reading, b: Reading, nudge_edges: float = NUDGE_EDGES) -> bool:
+    """True when ``a`` and ``b`` show the same dice: as many, each with the same value
+    within ``nudge_edges`` die edges of one of the other's (one to one)."""
+    if len(a.dice) != len(b.dice):
+        return False
+    free = list(b.dice)
+    for die in a.dice:
+        match = _nearest_same(die, free, nudge_edges)
+        if match is None:
+            return False
+        free.remove(match)
+    return True
+
+
+def _nearest_same(die: Die, others: list[Die], nudge_edges: float) -> Die | None:
+    best, best_d = None, math.inf
+    x, y = die.region.center
+    for other in others:
+        d = math.hypot(x - other.region.center[0], y - other.region.center[1])
+        limit = nudge_edges * max(die.region.size, other.region.size, 1.0)
+        if other.value == die.value and d <= limit and d < best_d:
+            best, best_d = other, d
+    return best
+
+
+def describe(event: WatchEvent) -> dict[str, Any]:
+    """A JSON-able line for logs and the camera page."""
+    return {"kind": event.kind, "time": round(event.time, 3), "reason": event.reason}

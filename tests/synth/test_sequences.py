@@ -1,0 +1,46 @@
+"""The sequence maker writes the format ``companion eval throws`` reads, with honest truth."""
+
+import json
+
+import numpy as np
+import pytest
+
+from companion.hardware.camera import load_sequence
+from companion.synth.sequences import Writer, evening, render_stage
+
+
+@pytest.fixture(scope="module")
+def stage():
+    return render_stage(7, (320, 240))
+
+
+def test_a_written_sequence_loads_and_its_expected_throws_are_in_range(tmp_path, stage):
+    writer, turns = evening(stage, seed=3, players=2, rounds=1, fps=10.0)
+    writer.write(tmp_path / "s", quality=60, turns=turns)
+    sequence = load_sequence(tmp_path / "s")
+    assert sequence.fps == 10.0 and len(sequence.frames) == len(writer.frames)
+    expected = json.loads((tmp_path / "s" / "expected.json").read_text())
+    assert len(expected) == sum(t["throws"] for t in turns)
+    assert all(0 <= e["frame"] < len(writer.frames) and len(e["values"]) == 3 for e in expected)
+    assert [e["frame"] for e in expected] == sorted(e["frame"] for e in expected)
+
+
+def test_dice_lie_still_from_the_expected_frame_on(stage):
+    writer = Writer(stage, np.random.default_rng(5), 10.0, noise=0.0)
+    writer.hold(0.5)
+    writer.throw()
+    writer.hold(1.0)
+    i = writer.expected[0]["frame"]
+    still = [np.abs(writer.frames[k].astype(int) - writer.frames[i].astype(int)).max()
+             for k in range(i, len(writer.frames))]
+    assert max(still) <= 10  # only the gain flicker (0.6 % of 255, a few levels)
+    assert np.abs(writer.frames[i - 1].astype(int) - writer.frames[i].astype(int)).max() > 50
+
+
+def test_kept_dice_stay_where_they_lay(stage):
+    writer = Writer(stage, np.random.default_rng(6), 10.0)
+    writer.throw()
+    before = [(d.x, d.y, d.value) for d in writer.dice]
+    writer.throw(keep=2)
+    after = [(d.x, d.y, d.value) for d in writer.dice]
+    assert len(set(before) & set(after)) == 2

@@ -1,0 +1,159 @@
+"""Throws at the tray: each throw counted once, hands, cups, coasters and shadows never.
+
+Sequences come from ``companion.synth.sequences`` on a rendered tray (and on the tray-a
+photos when they are there), played through settle detection with the occlusion
+check, the pip recogniser and the watcher, as the runtime does."""
+
+import numpy as np
+import pytest
+from pipdraw import photos_dir
+
+from companion.synth.sequences import OCCLUDERS, Writer, occluder, render_stage, tray_a_stage
+from companion.vision.occlusion import CUP, HAND, SHADOW, THING, OcclusionDetector
+from companion.vision.recognizer import PipRecognizer
+from companion.vision.settle import SettleDetector
+from companion.vision.types import Die, DieRegion, Reading
+from companion.vision.watch import (
+    BLOCKED,
+    COVERED,
+    EMPTY,
+    SAME,
+    THROW,
+    ThrowWatcher,
+    same_dice,
+)
+
+FPS = 15.0
+
+
+@pytest.fixture(scope="module")
+def recognizer():
+    return PipRecognizer()
+
+
+@pytest.fixture(scope="module")
+def stage():
+    return render_stage(5)
+
+
+def play(writer, recognizer):
+    watcher = ThrowWatcher(recognizer.read, SettleDetector(0.6, occlusion=OcclusionDetector()))
+    events = []
+    for i, frame in enumerate(writer.frames):
+        event = watcher.update(frame, i / writer.fps)
+        if event is not None:
+            events.append((i, event))
+    return events
+
+
+def kinds(events):
+    return [e.kind for _, e in events]
+
+
+BLOCKS = {"rest": {HAND}, "cup": {CUP}, "coaster": {THING, HAND}, "shadow": {SHADOW, HAND},
+          "pass": set(), "nudge": set()}
+
+
+@pytest.mark.parametrize("kind", OCCLUDERS)
+def test_an_occluder_after_a_throw_adds_no_throw(kind, stage, recognizer):
+    writer = Writer(stage, np.random.default_rng(11), FPS)
+    writer.hold(1.0)
+    writer.throw()
+    writer.hold(1.5)
+    occluder(writer, kind)
+    writer.throw(keep=1)
+    writer.hold(1.5)
+    events = play(writer, recognizer)
+    throws = [(i, e) for i, e in events if e.kind == THROW]
+    assert [i for i, _ in throws] == pytest.approx(
+        [x["frame"] for x in writer.expected], abs=FPS
+    ), kinds(events)
+    assert [sorted(e.reading.values) for _, e in throws] == [x["values"] for x in writer.expected]
+    reasons = {e.reason for _, e in events if e.kind in (BLOCKED, COVERED)}
+    if BLOCKS[kind]:
+        assert reasons and reasons <= BLOCKS[kind], kinds(events)
+    if kind == "nudge":
+        assert SAME in kinds(events)
+
+
+def test_a_cup_over_the_dice_is_covered_and_the_dice_under_it_are_one_new_throw(
+    stage, recognizer
+):
+    writer = Writer(stage, np.random.default_rng(4), FPS)
+    writer.hold(1.0)
+    writer.throw()
+    writer.hold(1.5)
+    writer.hidden(2.0)
+    writer.hold(1.5)
+    events = play(writer, recognizer)
+    assert COVERED in kinds(events)
+    throws = [e for _, e in events if e.kind == THROW]
+    assert [sorted(e.reading.values) for e in throws] == [x["values"] for x in writer.expected]
+    covered_at = next(i for i, e in events if e.kind == COVERED)
+    assert covered_at >= writer.events[1]["covered"]
+
+
+def test_hands_of_every_skin_tone_and_sleeve_block_the_rest(stage):
+    from companion.synth.sequences import SKIN_TONES, SLEEVES, HandLook, draw_hand
+
+    for skin in SKIN_TONES:
+        for sleeve in SLEEVES:
+            writer = Writer(stage, np.random.default_rng(1), FPS)
+            detector = OcclusionDetector()
+            settle = SettleDetector(0.2, occlusion=detector)
+            clean = writer.scene()
+            settle.update(clean.astype(np.uint8), 0.0)
+            canvas = clean.copy()
+            h, w = canvas.shape[:2]
+            draw_hand(canvas, HandLook(skin, sleeve, 1.0), (w * 0.5, h * 0.5), (-0.3 * w, h * 0.6),
+                      stage.edge)
+            frame = canvas.astype(np.uint8)
+            events = [settle.update(frame, t) for t in (0.1, 0.2, 0.4, 0.5)]
+            assert any(e is not None and e.state == BLOCKED for e in events), (skin, sleeve)
+
+
+def test_tray_a_evening_counts_each_throw_once(tmp_path, recognizer):
+    stage = tray_a_stage(photos_dir())
+    writer = Writer(stage, np.random.default_rng(8), FPS)
+    writer.hold(1.0)
+    for kind in ("rest", "cup", "coaster"):
+        writer.throw(quick=kind != "cup")
+        writer.hold(1.5)
+        occluder(writer, kind)
+    events = play(writer, recognizer)
+    assert kinds(events).count(THROW) == len(writer.expected) == 3
+
+
+def test_an_empty_tray_is_no_throw(stage, recognizer):
+    writer = Writer(stage, np.random.default_rng(2), FPS)
+    writer.hold(1.5)
+    assert kinds(play(writer, recognizer)) == [EMPTY]
+
+
+def _die(value, x, y, size=40.0):
+    return Die(DieRegion((x, y), size, 0.0, ((0, 0),) * 4, 0.9), value, 0.9, False)
+
+
+def test_the_nudge_tolerance_is_half_a_die_edge():
+    before = Reading("pips", (_die(3, 100, 100), _die(5, 300, 100)), (640, 480))
+    nudged = Reading("pips", (_die(5, 300, 100), _die(3, 119, 100)), (640, 480))
+    pushed = Reading("pips", (_die(3, 121, 100), _die(5, 300, 100)), (640, 480))
+    turned = Reading("pips", (_die(4, 100, 100), _die(5, 300, 100)), (640, 480))
+    assert same_dice(nudged, before)  # 19 px of a 40 px die: the same die
+    assert not same_dice(pushed, before)  # 21 px: more than half an edge
+    assert not same_dice(turned, before)
+    assert not same_dice(Reading("pips", before.dice[:1], (640, 480)), before)
+
+
+def test_a_new_frame_size_starts_afresh(stage, recognizer):
+    writer = Writer(stage, np.random.default_rng(3), FPS)
+    writer.hold(0.5)
+    writer.throw()
+    writer.hold(1.5)
+    watcher = ThrowWatcher(recognizer.read, SettleDetector(0.6, occlusion=OcclusionDetector()))
+    for i, frame in enumerate(writer.frames):
+        watcher.update(frame, i / FPS)
+    assert watcher.last is not None
+    small = writer.frames[-1][::2, ::2].copy()
+    assert watcher.update(small, 100.0) is None
+    assert watcher.last is None and watcher.settle.frame_size == (320, 240)

@@ -1,0 +1,15 @@
+"""The camera page says when the tray is blocked by something that is not a die."""
+
+
+def test_camera_page_shows_what_blocks_the_tray(client, table):
+    jpeg = b"\xff\xd8" + b"\x00" * 50 + b"\xff\xd9"
+    table.publish_picture(jpeg, {"kind": "none", "frame_size": [640, 480], "dice": [],
+                                 "blocked": "hand in the tray"})
+    page = client.get("/camera").get_data(as_text=True)
+    assert "blocked: hand in the tray" in page
+    assert client.get("/camera/latest.json").get_json()["reading"]["blocked"] == (
+        "hand in the tray")
+    table.publish_picture(jpeg, {"kind": "pips", "frame_size": [640, 480], "dice": [],
+                                 "blocked": None})
+    page = client.get("/camera").get_data(as_text=True)
+    assert 'id="blocked" class="error" hidden' in page and "blocked: " not in page
