@@ -213,6 +213,8 @@ def evaluate(
     return {
         "images": len(images),
         "labelled_dice": n_labels,
+        "right_dice": correct,
+        "exact_images": exact,
         "die_accuracy": round(correct / n_labels, 4) if n_labels else 0.0,
         "extra_dice": extra,
         "image_exact": round(exact / len(images), 4),
@@ -225,10 +227,42 @@ def evaluate(
     }
 
 
+def combine_figures(named: dict[str, dict]) -> dict:
+    """The figures of several labelled folders (camera set-ups) taken together; each
+    folder's own figures stay under ``"sets"``."""
+    total = {k: sum(f[k] for f in named.values()) for k in (
+        "images", "labelled_dice", "right_dice", "exact_images", "extra_dice", "sure_wrong",
+        "flagged")}
+    n, images = total["labelled_dice"], total["images"]
+    stages: dict[str, list[float]] = {}
+    for f in named.values():
+        for k, v in f["stage_ms_median"].items():
+            stages.setdefault(k, []).append(v)
+    return {
+        **total,
+        "die_accuracy": round(total["right_dice"] / n, 4) if n else 0.0,
+        "image_exact": round(total["exact_images"] / images, 4) if images else 0.0,
+        "sure_wrong_rate": round(total["sure_wrong"] / n, 4) if n else 0.0,
+        "flagged_rate": round(total["flagged"] / n, 4) if n else 0.0,
+        "ms_per_image_median": round(
+            statistics.median(f["ms_per_image_median"] for f in named.values()), 2
+        ),
+        # The median of the folders' medians: each set-up counts once.
+        "stage_ms_median": {k: round(statistics.median(v), 2) for k, v in stages.items()},
+        "sets": named,
+    }
+
+
 def print_figures(figures: dict, as_json: bool) -> None:
     """Print the figures one per line; with ``as_json`` end with one JSON line of them."""
     import json
 
+    for name, f in figures.get("sets", {}).items():
+        print(
+            f"{name}: die_accuracy {f['die_accuracy']} image_exact {f['image_exact']}"
+            f" extra_dice {f['extra_dice']} sure_wrong {f['sure_wrong']}"
+            f" flagged {f['flagged']} ms {f['ms_per_image_median']}"
+        )
     for key in ("images", "labelled_dice", "die_accuracy", "image_exact", "extra_dice",
                 "sure_wrong", "sure_wrong_rate", "flagged", "flagged_rate",
                 "ms_per_image_median"):

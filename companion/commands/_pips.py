@@ -21,11 +21,23 @@ def evaluate(
 
     ``finder`` picks where the dice come from: ``auto`` (the learned spotter when its
     model is there), ``spotter`` or ``classic`` (``PipRecognizer``); ``profile`` is the
-    tray calibration of the camera set-up the frames come from.
+    tray calibration of the camera set-up the frames come from. A ``directory`` without
+    ``images/`` but with labelled sub-folders (one per camera set-up, as ``companion
+    scene`` writes them) is measured folder by folder, each with its own ``tray.json``
+    unless ``profile`` is given, and the figures are taken together.
     """
     from companion.vision.recognizer import PipRecognizer
     from companion.vision.tray import TrayProfile
 
+    if not (directory / "images").is_dir():
+        sets = sorted(d for d in directory.glob("*/") if (d / "images").is_dir())
+        if sets:
+            named = {}
+            for folder in sets:
+                own = folder / "tray.json"
+                chosen = profile or (own if own.is_file() else None)
+                named[folder.name] = evaluate(folder, None, finder, chosen, split)
+            return evaluation.combine_figures(named)
     tray = None if profile is None else TrayProfile.load(profile)
     recognizer = PipRecognizer(tray, finder=finder)
     return evaluation.evaluate(directory, recognizer, evaluation.PIP_VALUES, csv_out, split)
@@ -70,7 +82,11 @@ def register(
     tray.set_defaults(func=_calibrate_tray)
 
     pips = eval_sub.add_parser("pips", help="measure the pip reader on a labelled folder")
-    pips.add_argument("dir", metavar="DIR", help="folder with images/*.jpg and labels/*.txt")
+    pips.add_argument(
+        "dir", metavar="DIR",
+        help="folder with images/*.jpg and labels/*.txt, or a folder of such folders"
+        " (camera set-ups, each read with its own tray.json)",
+    )
     pips.add_argument("--json", action="store_true", help="end with one JSON line of figures")
     pips.add_argument("--csv", metavar="OUT", help="write one row per image to this CSV")
     pips.add_argument(

@@ -68,7 +68,10 @@ _LONG_RANGE = (160, 640)
 _TRAINED_DIE = (11.0, 26.0)
 # Working sizes (longer side) the die size is estimated at without a calibration: dice
 # from 20 to 120 pixels in frames up to 2028 pixels wide land in the trained range at one.
-ESTIMATE_SIDES = (320, 640, 1280)
+ESTIMATE_SIDES = (160, 320, 640, 1280)
+# A die found at a finer working size on one found coarser, and smaller than this share
+# of it, is taken for one of its pips (pips came out 0.27-0.5 of their die's edge).
+PIP_SHARE = 0.5
 # Only dice the spotter is at least this sure of count for the estimate.
 ESTIMATE_SURE = 0.6
 MODELS = Path(__file__).resolve().parents[2] / "models"
@@ -306,8 +309,9 @@ class DieSpotter:
         At each working size (longer side in ``sides``, coarse to fine, never above the
         frame's own) the dice the net is sure of (``ESTIMATE_SURE``) and that come out
         near a size it was trained on count, weighted by their certainty — but not those
-        lying on a die already found at a coarser size: at a finer size the pips of a
-        large die pass for small dice. The size that scores most wins (the coarser on a
+        lying on a die found at a coarser size and under ``PIP_SHARE`` of its edge: at a
+        finer size the pips of a large die pass for small dice (while two small dice
+        seen as one at a coarser size are each more than half of it). The size that scores most wins (the coarser on a
         tie) and the median edge of its dice is the estimate. None where no size finds a
         sure die.
         """
@@ -326,6 +330,7 @@ class DieSpotter:
                 if not any(
                     math.hypot(r.center[0] - s.center[0], r.center[1] - s.center[1])
                     < 0.6 * s.size
+                    and r.size < PIP_SHARE * s.size
                     for s in seen
                 )
             ]

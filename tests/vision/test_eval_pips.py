@@ -56,6 +56,8 @@ def test_a_wrong_label_costs_one_die_and_one_image(tmp_path, capsys):
     assert set(figures) == {
         "images",
         "labelled_dice",
+        "right_dice",
+        "exact_images",
         "die_accuracy",
         "extra_dice",
         "image_exact",
@@ -149,3 +151,27 @@ def test_finder_option_picks_where_the_dice_come_from(tmp_path, capsys, monkeypa
         assert len(classical) == calls  # the classical finder ran once per image, or never
     assert main(["eval", "pips", str(folder), "--finder", "sideways"]) == 2
     assert "unknown die finder 'sideways'" in capsys.readouterr().err
+
+
+def test_a_folder_of_camera_setups_is_measured_setup_by_setup_and_together(tmp_path, capsys):
+    # Two set-ups: the second's own tray.json limits it to the left half of its frames,
+    # where only one of each throw's dice lies.
+    root = tmp_path / "scenes"
+    _write_folder(root / "a", THROWS)
+    _write_folder(root / "b", THROWS[:2])
+    (root / "b" / "tray.json").write_text(json.dumps({
+        "version": 1, "frame_size": [640, 480],
+        "corners": [[0, 0], [200, 0], [200, 480], [0, 480]],
+        "die_size": None, "floor_bgr": [128, 128, 128],
+    }))
+    code = main(["eval", "pips", str(root), "--json"])
+    assert code == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    figures = json.loads(out[-1])
+    assert set(figures["sets"]) == {"a", "b"}
+    assert figures["sets"]["a"]["die_accuracy"] == 1.0
+    assert figures["sets"]["b"]["right_dice"] == 2  # (100, 100) and (150, 300)
+    assert figures["images"] == 5 and figures["labelled_dice"] == 8 + 7
+    assert figures["right_dice"] == 8 + 2
+    assert figures["die_accuracy"] == pytest.approx(10 / 15, abs=1e-4)
+    assert any(line.startswith("a: die_accuracy 1.0") for line in out)
