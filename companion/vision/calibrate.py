@@ -127,7 +127,7 @@ def find_tray(frame: np.ndarray) -> Corners:
     sx, sy = w / small.shape[1], h / small.shape[0]
     coarse = best.quad * np.array([sx, sy])
     refined = _refine(frame, coarse, max(sx, sy))
-    return _clockwise(refined)
+    return clockwise(refined)
 
 
 def _edges(fine: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
@@ -444,7 +444,7 @@ def _cut(p: np.ndarray, d: np.ndarray, q: np.ndarray, e: np.ndarray) -> np.ndarr
     return p + s * d
 
 
-def _clockwise(pts: np.ndarray) -> Corners:
+def clockwise(pts: np.ndarray) -> Corners:
     """Corners clockwise on screen, starting top-left."""
     c = pts.mean(axis=0)
     order = np.argsort(np.arctan2(pts[:, 1] - c[1], pts[:, 0] - c[0]))
