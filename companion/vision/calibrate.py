@@ -69,7 +69,7 @@ RIM_DARKER = 8.0
 RING_COVER = 0.6
 # The line fit looks for the floor's edge from this many shrunk cells inside the coarse
 # quadrilateral's side to this many outside.
-REFINE_IN = 6.0
+REFINE_IN = 4.5
 REFINE_OUT = 3.0
 
 
@@ -299,18 +299,42 @@ def _perimeter_points(quad: np.ndarray, count: int) -> np.ndarray:
 
 
 def _quadrilateral(hull: np.ndarray) -> np.ndarray | None:
-    """Four corners approximating a convex hull, or None when it has no four clear ones."""
+    """Four corners fitting a convex hull, or None when it has no four clear sides.
+
+    The hull is simplified to a few straight stretches; its four longest are the sides
+    and neighbouring sides cut at the corners. A corner hidden under a glass or rounded
+    off is a short stretch between two long ones and is left out, so the corner comes
+    back where the sides meet rather than at the cut.
+    """
     perimeter = cv2.arcLength(hull, True)
-    for share in (0.01, 0.02, 0.03, 0.05, 0.08):
+    approx = hull
+    for share in (0.01, 0.015, 0.02, 0.03, 0.05):
         approx = cv2.approxPolyDP(hull, share * perimeter, True)
-        if len(approx) == 4:
-            return approx.reshape(4, 2).astype(np.float64)
-        if len(approx) < 4:
+        if len(approx) <= 8:
             break
-    # A hull with a cut corner or a bulge: the smallest turned rectangle around it,
-    # refined on the frame afterwards.
-    box = cv2.boxPoints(cv2.minAreaRect(hull))
-    return np.asarray(box, np.float64) if cv2.contourArea(box) > 0 else None
+    pts = approx.reshape(-1, 2).astype(np.float64)
+    if len(pts) < 4:
+        return None
+    if len(pts) == 4:
+        return pts
+    ends = np.roll(pts, -1, axis=0)
+    lengths = np.linalg.norm(ends - pts, axis=1)
+    sides = sorted(np.argsort(lengths)[-4:])
+    corners = []
+    for k in range(4):
+        i, j = sides[k - 1], sides[k]
+        corner = _cut(pts[i], ends[i] - pts[i], pts[j], ends[j] - pts[j])
+        if corner is None:
+            return None
+        corners.append(corner)
+    quad = np.array(corners)
+    # Sides that do not meet near the hull (the short sides of a blob) make no tray.
+    reach = 0.15 * perimeter
+    if not np.isfinite(quad).all() or any(
+        cv2.pointPolygonTest(hull, (float(x), float(y)), True) < -reach for x, y in quad
+    ) or not cv2.isContourConvex(quad.astype(np.float32)):
+        return None
+    return quad
 
 
 def _outermost_floor(candidates: list[Candidate]) -> Candidate:
@@ -571,11 +595,15 @@ def draw_calibration(frame: np.ndarray, calibration: Calibration) -> np.ndarray:
     cv2.polylines(out, [pts], True, colour, thick, cv2.LINE_AA)
     scale = max(0.6, max(w, h) / 1400)
     centre = pts.mean(axis=0)
+    radius = thick * 4
     for number, (x, y) in enumerate(pts, start=1):
-        cv2.circle(out, (int(x), int(y)), thick * 4, (0, 0, 255), -1, cv2.LINE_AA)
-        # The number sits a little inside the tray, where it does not cover the corner.
-        tx, ty = (np.array([x, y]) + (centre - [x, y]) * 0.06).astype(int)
-        _label(out, str(number), (int(tx), int(ty)), scale * 1.4, thick)
+        cv2.circle(out, (int(x), int(y)), radius, (0, 0, 255), -1, cv2.LINE_AA)
+        # The number is centred inside the tray, clear of the corner's dot.
+        (tw, th), _ = cv2.getTextSize(str(number), cv2.FONT_HERSHEY_SIMPLEX, scale * 1.4, thick)
+        inward = centre - [x, y]
+        inward /= max(float(np.linalg.norm(inward)), 1.0)
+        cx, cy = np.array([x, y]) + inward * (radius + 0.9 * max(tw, th) + 6)
+        _label(out, str(number), (int(cx - tw / 2), int(cy + th / 2)), scale * 1.4, thick)
     if profile.die_size:
         half = profile.die_size / 2
         cx, cy = centre
