@@ -141,6 +141,11 @@ class Companion:
             "proposal": _proposal_dict(proposal),
         }
 
+    def use_recognizers(self, recognizers: Mapping[str, Recognizer]) -> None:
+        """Read with ``recognizers`` from the next frame on (a new calibration)."""
+        with self._lock:
+            self.recognizers = dict(recognizers)
+
     def confirm(self) -> Outcome:
         """Record what the camera read for the player whose turn it is (a short press)."""
         with self._lock:
@@ -284,6 +289,23 @@ def default_settle(settings: Settings) -> SettleDetector:
     return SettleDetector(settings.settle_seconds, occlusion=OcclusionDetector(profile))
 
 
+def tray_setup(settings: Settings, companion: Companion) -> Any:
+    """The dashboard's tray calibration for ``companion``: it writes the configured
+    calibration file (``data_dir/calibration.json`` when none is configured) and rebuilds
+    the recognisers with each saved profile."""
+    from dataclasses import replace
+
+    from companion.tray_setup import TraySetup
+
+    path = settings.calibration or settings.data_dir / "calibration.json"
+
+    def apply(_profile: object) -> None:
+        companion.use_recognizers(default_recognizers(replace(settings, calibration=path)))
+        log.info("tray calibration saved to %s; recognisers rebuilt", path)
+
+    return TraySetup(path, apply)
+
+
 def run(settings: Settings, *, open_source: Callable[..., FrameSource] | None = None) -> int:
     """Start everything the settings ask for and serve until interrupted."""
     from companion.hardware.camera import open_source as open_camera
@@ -302,9 +324,11 @@ def run(settings: Settings, *, open_source: Callable[..., FrameSource] | None = 
         try:
             if settings.camera != "none":
                 opener = open_source or open_camera
+                setup = tray_setup(settings, companion)
+                table.attach_tray_setup(setup)
                 threads.append(threading.Thread(
                     target=camera_loop,
-                    args=(companion, lambda: opener(settings.camera), stop),
+                    args=(companion, lambda: setup.watch(opener(settings.camera)), stop),
                     kwargs={"finite": settings.camera.startswith("replay:")},
                     name="camera", daemon=True,
                 ))

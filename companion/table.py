@@ -564,6 +564,20 @@ class Table:
             jpeg, reading = self._picture
             return jpeg, dict(reading)
 
+    # -- tray calibration ------------------------------------------------------
+
+    # The running companion's ``TraySetup`` (companion/tray_setup.py), when a camera runs.
+    _tray_setup: Any = None
+
+    def attach_tray_setup(self, setup: Any) -> None:
+        """Let the dashboard calibrate the tray through ``setup`` (a ``TraySetup``)."""
+        self._tray_setup = setup
+
+    def tray_setup(self) -> Any | None:
+        """The companion's tray calibration (latest raw frame, proposal, save), or None
+        when no camera runs."""
+        return self._tray_setup
+
     def close(self) -> None:
         """Close every subscription (waking their waiting clients); the store stays open."""
         with self._subscribers_lock:

@@ -58,16 +58,41 @@ def _eval_pips(args: argparse.Namespace) -> int:
 def _calibrate_tray(args: argparse.Namespace) -> int:
     import cv2
 
-    from companion.vision.tray import calibrate_tray, parse_corners
+    from companion.vision.calibrate import TrayNotFound, calibrate, draw_calibration
+    from companion.vision.tray import parse_corners
 
     frame = cv2.imread(args.image, cv2.IMREAD_COLOR)
     if frame is None:
         raise VisionError(f"cannot read an image from {args.image}; give a JPEG or PNG file")
     corners = parse_corners(args.corners) if args.corners else None
-    profile = calibrate_tray(frame, corners)
-    profile.save(args.out)
-    size = "no die seen" if profile.die_size is None else f"die edge {profile.die_size:.1f} px"
+    try:
+        result = calibrate(frame, corners, args.finder)
+    except TrayNotFound as exc:
+        raise TrayNotFound(f"could not find the tray in {args.image}: {exc}") from None
+    if args.show:
+        picture = draw_calibration(frame, result)
+        if not cv2.imwrite(args.show, picture):
+            raise VisionError(f"cannot write {args.show}; give a .png or .jpg path in a folder")
+    result.profile.save(args.out)
+    profile = result.profile
+    size = (
+        "no die seen" if profile.die_size is None
+        else f"die edge {profile.die_size:.1f} px ({result.die_method})"
+    )
+    how = "found" if result.found else "given"
+    corners_text = " ".join(f"({x:.0f},{y:.0f})" for x, y in profile.corners)
+    print(f"tray {how}: corners {corners_text}", file=sys.stdout)
     print(f"tray profile written to {args.out} ({size})", file=sys.stdout)
+    if args.show:
+        print(f"check the picture {args.show}; if the outline is wrong, give --corners")
+    return 0
+
+
+def _eval_tray(args: argparse.Namespace) -> int:
+    from companion import tray_evaluation
+
+    figures = tray_evaluation.evaluate([Path(d) for d in args.dirs], args.limit, args.finder)
+    tray_evaluation.print_figures(figures, args.json)
     return 0
 
 
@@ -79,7 +104,33 @@ def register(
     tray.add_argument("image", metavar="IMAGE", help="a frame of the (empty) tray")
     tray.add_argument("--corners", help="tray corners x,y,x,y,x,y,x,y instead of finding them")
     tray.add_argument("--out", default="calibration/tray.json", help="profile file to write")
+    tray.add_argument(
+        "--show", metavar="OUT.png",
+        help="write the frame with the tray outline, numbered corners and die size drawn",
+    )
+    tray.add_argument(
+        "--finder", default="auto", choices=("auto", "spotter", "classic"),
+        help="what measures the die: the pip spotter (auto: when its model is there)"
+        " or the classical finder",
+    )
     tray.set_defaults(func=_calibrate_tray)
+
+    tray_eval = eval_sub.add_parser(
+        "tray", help="measure finding the tray and its die size on composed camera frames"
+    )
+    tray_eval.add_argument(
+        "dirs", metavar="DIR", nargs="+",
+        help="folders written by `companion scene` (images/, labels/, corners.txt), or"
+        " their parent",
+    )
+    tray_eval.add_argument("--limit", type=int, default=0, help="at most this many per folder")
+    tray_eval.add_argument(
+        "--finder", default="auto", choices=("auto", "spotter", "classic"),
+        help="what measures the die in the found tray (the classical finder is always"
+        " measured too)",
+    )
+    tray_eval.add_argument("--json", action="store_true", help="end with one JSON line")
+    tray_eval.set_defaults(func=_eval_tray)
 
     pips = eval_sub.add_parser("pips", help="measure the pip reader on a labelled folder")
     pips.add_argument(

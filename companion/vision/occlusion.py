@@ -49,7 +49,7 @@ SHADOW = "shadow over the tray"
 
 
 @dataclass(frozen=True)
-class TrayView:
+class TrayState:
     """What lies in the tray besides dice: ``blocked`` with a ``reason``, ``covered`` by a cup."""
 
     blocked: bool = False
@@ -57,7 +57,7 @@ class TrayView:
     covered: bool = False
 
 
-CLEAR = TrayView()
+CLEAR = TrayState()
 
 
 class OcclusionDetector:
@@ -144,7 +144,7 @@ class OcclusionDetector:
         fg = ((diff > self.level) & unlike_floor | mild).view(np.uint8) * np.uint8(255)
         return cv2.bitwise_and(fg, self._mask)
 
-    def check(self, small: np.ndarray, frame_size: tuple[int, int]) -> TrayView:
+    def check(self, small: np.ndarray, frame_size: tuple[int, int]) -> TrayState:
         """Is the tray blocked by something that is not a die, or covered by a cup?"""
         fg = self.foreground(small, frame_size)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
@@ -159,12 +159,12 @@ class OcclusionDetector:
             blob_rim = [i for i in on_rim if i and areas[i - 1] > self.rim_dice_areas]
         if blob_rim:
             blob = np.isin(labels, blob_rim)
-            return TrayView(True, SHADOW if self._is_shadow(small, blob) else HAND)
+            return TrayState(True, SHADOW if self._is_shadow(small, blob) else HAND)
         if areas[big - 1] > self.max_dice_areas:
             blob = (labels == big).view(np.uint8)
             if self._is_cup(small, blob, stats[big]):
-                return TrayView(True, CUP, covered=True)
-            return TrayView(True, THING)
+                return TrayState(True, CUP, covered=True)
+            return TrayState(True, THING)
         return CLEAR
 
     def _is_shadow(self, small: np.ndarray, blob: np.ndarray) -> bool:
@@ -198,7 +198,7 @@ class OcclusionDetector:
         frame_size: tuple[int, int],
         reading: Reading,
         before: Reading | None = None,
-    ) -> TrayView:
+    ) -> TrayState:
         """Foreground that no die of ``reading`` (nor of the last rest, ``before``) explains."""
         fg = self.foreground(small, frame_size)
         if reading.dice:
@@ -214,7 +214,7 @@ class OcclusionDetector:
         if n > 1 and stats[1:, cv2.CC_STAT_AREA].max() / self.die_area > (
             self.unexplained_dice_areas
         ):
-            return TrayView(True, THING)
+            return TrayState(True, THING)
         return CLEAR
 
     def learn(self, small: np.ndarray) -> None:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from companion.vision.occlusion import CLEAR, OcclusionDetector, TrayView
+from companion.vision.occlusion import CLEAR, OcclusionDetector, TrayState
 from companion.vision.types import VisionError
 
 MOVING = "moving"
@@ -67,7 +67,7 @@ class SettleDetector:
     def reset(self) -> None:
         """Start afresh: nothing seen yet (a new camera, or the frame size changed)."""
         self.state = MOVING
-        self.view: TrayView = CLEAR
+        self.view: TrayState = CLEAR
         self.small: np.ndarray | None = None
         self.frame_size: tuple[int, int] | None = None
         self._still_since: float | None = None
@@ -156,7 +156,7 @@ class SettleDetector:
         if self.state == AT_REST:
             self.state = MOVING
 
-    def block(self, view: TrayView) -> None:
+    def block(self, view: TrayState) -> None:
         """A reader found the current rest blocked after all (something no die explains)."""
         self.state = COVERED if view.covered else BLOCKED
         self.view = view

@@ -311,9 +311,9 @@ class DieSpotter:
         near a size it was trained on count, weighted by their certainty — but not those
         lying on a die found at a coarser size and under ``PIP_SHARE`` of its edge: at a
         finer size the pips of a large die pass for small dice (while two small dice
-        seen as one at a coarser size are each more than half of it). The size that scores most wins (the coarser on a
-        tie) and the median edge of its dice is the estimate. None where no size finds a
-        sure die.
+        seen as one at a coarser size are each more than half of it). The size that
+        scores most wins (the coarser on a tie) and the median edge of its dice is the
+        estimate. None where no size finds a sure die.
         """
         h, w = frame.shape[:2]
         lo, hi = 0.8 * _TRAINED_DIE[0], 1.25 * _TRAINED_DIE[1]

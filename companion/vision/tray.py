@@ -16,7 +16,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from companion.vision.detect import WORK_SIDE, FinderOptions, check_frame, find_dice
+from companion.vision.detect import WORK_SIDE, FinderOptions, find_dice
 from companion.vision.types import DieRegion, VisionError
 
 PROFILE_VERSION = 1
@@ -187,78 +187,23 @@ def parse_corners(text: str) -> tuple[tuple[float, float], ...]:
 
 
 def find_floor(frame: np.ndarray) -> tuple[tuple[float, float], ...]:
-    """Corners of the tray floor: the large even area around the frame's centre.
+    """Corners of the tray floor in a frame, clockwise from top-left
+    (``companion.vision.calibrate.find_tray``)."""
+    from companion.vision.calibrate import find_tray
 
-    The floor is grown from the centre over a coarse, median-filtered copy of the frame;
-    walls and rims stop it. Dice on the floor are holes that the convex hull closes.
-    """
-    h, w = frame.shape[:2]
-    cell = 8
-    small = cv2.resize(frame, (max(w // cell, 4), max(h // cell, 4)), interpolation=cv2.INTER_AREA)
-    small = cv2.medianBlur(small, 5)
-    sh, sw = small.shape[:2]
-    lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab).astype(np.float32)
-    centre = lab[sh // 3 : 2 * sh // 3, sw // 3 : 2 * sw // 3]
-    floor = np.median(centre.reshape(-1, 3), axis=0)
-    # Start from the central cell most like the floor (not from a die) and grow over
-    # neighbours that differ only a little: light may fall off across the floor, but
-    # the step onto a wall or rim is sudden.
-    near = np.linalg.norm(centre - floor, axis=2)
-    sy, sx = np.unravel_index(int(np.argmin(near)), near.shape)
-    seed = (int(sx + sw // 3), int(sy + sh // 3))
-    region = np.zeros((sh + 2, sw + 2), np.uint8)
-    flags = 4 | cv2.FLOODFILL_MASK_ONLY | (255 << 8)
-    cv2.floodFill(small.copy(), region, seed, (0, 0, 0), (3, 3, 3), (3, 3, 3), flags)
-    region = (region[1:-1, 1:-1] > 0).astype(np.uint8)
-    # Cells on the floor's border mix floor and wall colours; leave them out and add the
-    # lost half cell back when mapping to frame pixels.
-    region = cv2.erode(region, np.ones((3, 3), np.uint8))
-    if not region.any():
-        raise TrayProfileError("could not find an even tray floor; give --corners")
-    contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    hull = cv2.convexHull(max(contours, key=cv2.contourArea))
-    if cv2.contourArea(hull) < 0.1 * sh * sw:
-        raise TrayProfileError("the even area in the frame is too small for a tray; give --corners")
-    (cx, cy), (rw, rh), angle = cv2.minAreaRect(hull.astype(np.float32))
-    centre = ((cx + 0.5) * cell, (cy + 0.5) * cell)
-    box = cv2.boxPoints((centre, ((rw + 1) * cell, (rh + 1) * cell), angle))
-    box[:, 0] = np.clip(box[:, 0], 0, w)
-    box[:, 1] = np.clip(box[:, 1], 0, h)
-    return _clockwise(box)
-
-
-def _clockwise(pts: np.ndarray) -> tuple[tuple[float, float], ...]:
-    """Corners clockwise on screen, starting top-left."""
-    c = pts.mean(axis=0)
-    order = np.argsort(np.arctan2(pts[:, 1] - c[1], pts[:, 0] - c[0]))
-    pts = pts[order]
-    start = int(np.argmin(pts[:, 0] + pts[:, 1]))
-    pts = np.roll(pts, -start, axis=0)
-    return tuple((float(x), float(y)) for x, y in pts)
+    return find_tray(frame)
 
 
 def calibrate_tray(
-    frame: np.ndarray, corners: tuple[tuple[float, float], ...] | None = None
+    frame: np.ndarray,
+    corners: tuple[tuple[float, float], ...] | None = None,
+    finder: str = "auto",
 ) -> TrayProfile:
-    """Make a profile from a frame of the tray (empty, or with a few dice in it)."""
-    check_frame(frame)
-    h, w = frame.shape[:2]
-    if corners is None:
-        corners = find_floor(frame)
-    else:
-        for x, y in corners:
-            if not (0 <= x <= w and 0 <= y <= h):
-                raise TrayProfileError(f"corner ({x}, {y}) lies outside the {w}x{h} frame")
-    draft = TrayProfile((w, h), tuple(corners), None, (128.0, 128.0, 128.0))
-    mask = draft.valid_mask(frame.shape)
-    dice = find_dice(frame, valid=mask)
-    die_size = float(np.median([d.size for d in dice])) if dice else None
-    # Stay clear of the tray's edge so the wall's colour does not mix into the floor's.
-    margin = max(3, int(min(h, w) * 0.02))
-    floor_mask = cv2.erode(mask, np.ones((2 * margin + 1, 2 * margin + 1), np.uint8))
-    for d in dice:
-        cv2.circle(floor_mask, (int(d.center[0]), int(d.center[1])), int(d.size), 0, -1)
-    if not floor_mask.any():
-        raise TrayProfileError("the tray area is empty; check the corners")
-    floor_bgr = cv2.mean(frame, mask=floor_mask)[:3]
-    return TrayProfile((w, h), tuple(corners), die_size, tuple(float(v) for v in floor_bgr))
+    """Make a profile from a frame of the tray (empty, or with a few dice in it).
+
+    The procedure lives in ``companion.vision.calibrate`` (it measures the die with the
+    spotter, which itself needs this module); this keeps the old place working.
+    """
+    from companion.vision.calibrate import calibrate_tray as calibrate
+
+    return calibrate(frame, corners, finder)

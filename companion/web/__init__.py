@@ -100,6 +100,9 @@ def error_response(status: int, message: str):
 _MESSAGES = {
     "csrf": "error_csrf",
     "pin_required": "error_pin_required",
+    "tray_no_game": "tray_no_game",
+    "tray_no_camera": "tray_no_camera",
+    "tray_no_frame": "tray_no_frame",
 }
 
 

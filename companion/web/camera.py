@@ -1,10 +1,14 @@
-"""The last camera picture with what the recogniser read, when a camera is in use."""
+"""The last camera picture with what the recogniser read, when a camera is in use; and
+the scorekeeper's tray calibration (the raw frame, four corners to tap, save)."""
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, jsonify, render_template
+from typing import Any
 
-from companion.web import get_table
+from flask import Blueprint, Response, abort, jsonify, render_template, request
+
+from companion.web import error_response, get_table
+from companion.web.security import is_unlocked
 
 bp = Blueprint("camera", __name__)
 
@@ -13,7 +17,17 @@ bp = Blueprint("camera", __name__)
 def camera_page() -> str:
     """The page that shows the latest picture and its reading (and updates live)."""
     latest = get_table().latest_picture()
-    return render_template("camera.html", reading=latest[1] if latest else None)
+    return render_template(
+        "camera.html", reading=latest[1] if latest else None, can_calibrate=_can_calibrate()
+    )
+
+
+def _can_calibrate() -> bool:
+    """Whether this browser may calibrate the tray (the scorekeeper, with a camera)."""
+    game_id = get_table().active_game_id()
+    return (
+        game_id is not None and is_unlocked(game_id) and get_table().tray_setup() is not None
+    )
 
 
 @bp.get("/camera/latest.jpg")
@@ -30,3 +44,60 @@ def latest_reading() -> Response:
     """What was read from the latest picture (dice, boxes, confidence) for the overlay."""
     latest = get_table().latest_picture()
     return jsonify(reading=latest[1] if latest else None)
+
+
+# -- tray calibration (scorekeeper only) ----------------------------------------------
+
+
+def _keeper_tray_setup() -> Any:
+    """The companion's tray setup, for the scorekeeper of the game at the table only.
+
+    403 unless this browser entered the active game's PIN; 404 when no camera runs.
+    """
+    game_id = get_table().active_game_id()
+    if game_id is None:
+        abort(403, description="tray_no_game")
+    if not is_unlocked(game_id):
+        abort(403, description="pin_required")
+    setup = get_table().tray_setup()
+    if setup is None:
+        abort(404, description="tray_no_camera")
+    return setup
+
+
+@bp.get("/camera/tray")
+def tray_page() -> str:
+    """The page where the scorekeeper checks the tray outline and moves its corners."""
+    _keeper_tray_setup()
+    return render_template("camera_tray.html")
+
+
+@bp.get("/camera/tray/frame.jpg")
+def tray_frame() -> Response:
+    """The camera's latest raw frame (not the annotated picture) as JPEG."""
+    jpeg = _keeper_tray_setup().frame_jpeg()
+    if jpeg is None:
+        abort(409, description="tray_no_frame")
+    return Response(jpeg, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
+
+
+@bp.get("/camera/tray.json")
+def tray_proposal() -> Response:
+    """The outline to start from: found in the latest frame, else the saved one."""
+    setup = _keeper_tray_setup()
+    if not setup.has_frame():
+        abort(409, description="tray_no_frame")
+    return jsonify(setup.proposal())
+
+
+@bp.post("/camera/tray")
+def tray_save():
+    """Save the four corners: a new profile from the latest frame, used at once."""
+    setup = _keeper_tray_setup()
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict) or "corners" not in body:
+        return error_response(400, 'send JSON like {"corners": [[x, y], [x, y], [x, y], [x, y]]}')
+    if not setup.has_frame():
+        abort(409, description="tray_no_frame")
+    # A bad corner list raises a ValueError saying what is wrong: 400, nothing saved.
+    return jsonify(setup.save(body["corners"]))

@@ -110,6 +110,8 @@ def test_calibrate_tray_writes_a_profile(tmp_path, capsys):
                 "0,0,639,0,639,479,0,479",
                 "--out",
                 str(out),
+                "--finder",
+                "classic",
             ]
         )
         == 0

@@ -44,7 +44,7 @@ def test_finds_the_floor_of_a_tray_with_dice_in_it():
 
 def test_calibration_measures_the_die_and_the_floor_colour():
     frame = _tray_frame([(200, 200, 10, 3), (400, 300, 40, 5), (300, 150, 0, 1)])
-    profile = calibrate_tray(frame)
+    profile = calibrate_tray(frame, finder="classic")
     assert profile.die_size is not None and 36 <= profile.die_size <= 50
     b, g, r = profile.floor_bgr
     assert abs(b - 140) < 6 and abs(g - 150) < 6 and abs(r - 150) < 6
@@ -57,7 +57,7 @@ def test_calibration_measures_the_die_and_the_floor_colour():
 def test_user_corners_are_used_and_checked():
     frame = _tray_frame()
     corners = parse_corners("100,80,540,80,540,400,100,400")
-    profile = calibrate_tray(frame, corners)
+    profile = calibrate_tray(frame, corners, finder="classic")
     assert profile.corners == corners
     assert profile.die_size is None
     with pytest.raises(TrayProfileError, match="outside"):
