@@ -141,10 +141,16 @@ class Companion:
             "proposal": _proposal_dict(proposal),
         }
 
-    def use_recognizers(self, recognizers: Mapping[str, Recognizer]) -> None:
-        """Read with ``recognizers`` from the next frame on (a new calibration)."""
+    def use_recognizers(
+        self, recognizers: Mapping[str, Recognizer], settle: SettleDetector | None = None
+    ) -> None:
+        """Read with ``recognizers`` from the next frame on (a new calibration); with
+        ``settle``, watch the tray with it too (the occlusion check knows the tray)."""
         with self._lock:
             self.recognizers = dict(recognizers)
+            if settle is not None:
+                self.settle = settle
+                self.watcher = ThrowWatcher(self._read, settle, self.watcher.frames_to_read)
 
     def confirm(self) -> Outcome:
         """Record what the camera read for the player whose turn it is (a short press)."""
@@ -300,7 +306,8 @@ def tray_setup(settings: Settings, companion: Companion) -> Any:
     path = settings.calibration or settings.data_dir / "calibration.json"
 
     def apply(_profile: object) -> None:
-        companion.use_recognizers(default_recognizers(replace(settings, calibration=path)))
+        calibrated = replace(settings, calibration=path)
+        companion.use_recognizers(default_recognizers(calibrated), default_settle(calibrated))
         log.info("tray calibration saved to %s; recognisers rebuilt", path)
 
     return TraySetup(path, apply)
