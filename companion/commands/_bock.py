@@ -86,6 +86,7 @@ def _calibrate_faces(args: argparse.Namespace) -> int:
     import cv2
 
     from companion.vision.enrol import enrol_face, load_models, load_recognizer, save_models
+    from companion.vision.faces import MIN_SEPARATION
 
     profile = Path(args.profile)
     current = load_models(profile) if profile.exists() else {}
@@ -114,7 +115,7 @@ def _calibrate_faces(args: argparse.Namespace) -> int:
         f" ({result.dropped} dropped as unlike the rest); saved to {profile}"
     )
     print(f"closest other face: {result.nearest} (separation {result.separation})")
-    if result.separation < 3.0:
+    if result.separation < MIN_SEPARATION:
         print(
             f"warning: {args.face} looks much like {result.nearest}; check the dice showed"
             f" {args.face} and the light was on",
