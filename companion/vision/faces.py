@@ -46,8 +46,9 @@ import cv2
 import numpy as np
 
 from companion.vision.detect import FinderOptions, check_frame
+from companion.vision.rectify import CANON_DIE, TrayView
 from companion.vision.render import DEFAULT_PALETTE, FACES, Palette, face_texture
-from companion.vision.spot import DEFAULT_MODEL, BockSpotter, choose_spotter
+from companion.vision.spot import DEFAULT_MODEL, WORK_DIE, BockSpotter, choose_spotter
 from companion.vision.tray import TrayProfile, find_in_tray, finder_options
 from companion.vision.types import Die, DieRegion, Reading, VisionError
 
@@ -633,6 +634,25 @@ class FaceSample:
     found: DieRegion  # the finder's outline it came from
 
 
+# Top-face edge, in pixels of the straightened tray view: the spotter then works at
+# ``WORK_DIE / VIEW_DIE`` (0.35), where a die is the 17 working pixels it sees most, and
+# the faces are measured with about as many pixels as on the rendered 1280x960 frames
+# the built-in models and thresholds were checked on (top faces of 58-79 pixels) allow
+# without making the view large.
+VIEW_DIE = 48.0
+SIZE_FRAMES = 5  # frames with dice the die size is measured on, then kept
+
+
+@functools.lru_cache(maxsize=16)
+def _tray_view(
+    profile: TrayProfile, frame_size: tuple[int, int], die_size: float | None
+) -> TrayView:
+    # The same few frame sizes come again and again: straighten each tray once.
+    sx, sy = frame_size[0] / profile.frame_size[0], frame_size[1] / profile.frame_size[1]
+    corners = tuple((x * sx, y * sy) for x, y in profile.corners)
+    return TrayView.for_tray(corners, frame_size, die_size)
+
+
 class BockRecognizer:
     """Reads Rock the Bock dice from frames; set up once per camera, then called per frame.
 
@@ -662,6 +682,7 @@ class BockRecognizer:
         # uncertain until the set is enrolled).
         self._recent: deque[float] = deque(maxlen=SET_MEMORY)
         self.unfamiliar = False
+        self._die_sizes: dict[tuple[int, int], list[float]] = {}
 
     def __repr__(self) -> str:
         return (
@@ -700,26 +721,95 @@ class BockRecognizer:
             out.append(top)
         return out
 
+    def view(self, frame: np.ndarray) -> TrayView | None:
+        """The straightened tray the dice are read in, or None to read the frame itself.
+
+        With a profile of four corners and the spotter, the tray polygon is warped to a
+        top-down view in which a top face is ``VIEW_DIE`` pixels across (``rectify.py``):
+        slant and turn are undone and nothing outside the tray is seen. The die size is
+        what the spotter measures in the straightened tray (``die_size``), until it has
+        seen a die the profile's.
+        """
+        if self.spotter is None or self.profile is None or len(self.profile.corners) != 4:
+            return None
+        h, w = frame.shape[:2]
+        die = self.die_size(frame)
+        if die is None and self.profile.die_size:
+            die = self.profile.die_size * w / self.profile.frame_size[0]
+        if die is None:
+            return None
+        # ``for_tray`` makes a die of the size it is given ``CANON_DIE`` pixels across.
+        return _tray_view(self.profile, (w, h), die * CANON_DIE / VIEW_DIE)
+
+    def die_size(self, frame: np.ndarray) -> float | None:
+        """The top-face edge in frame pixels for this camera set-up, as the spotter sees it.
+
+        Measured in the straightened tray at the frame's own scale on the first
+        ``SIZE_FRAMES`` frames with dice, then kept: a set-up's dice do not change size.
+        (The profile's die size is the classical finder's outline, side walls included.)
+        """
+        if self.spotter is None or self.profile is None or len(self.profile.corners) != 4:
+            return None
+        h, w = frame.shape[:2]
+        seen = self._die_sizes.setdefault((w, h), [])
+        if len(seen) < SIZE_FRAMES:
+            plain = _tray_view(self.profile, (w, h), None)
+            die = self.spotter.estimate_die_size(plain.warp(frame))
+            if die is not None:
+                seen.append(die / plain.scale)
+        return float(np.median(seen)) if seen else None
+
     def sample(self, frame: np.ndarray) -> tuple[list[FaceSample], dict[str, float]]:
-        """Find the dice and measure their top faces; returns samples and stage timings."""
+        """Find the dice and measure their top faces; returns samples and stage timings.
+
+        The samples' regions are in frame pixels.
+        """
+        samples, timings, _, view = self._sample(frame)
+        if view is not None:
+            samples = [
+                replace(
+                    s, region=view.region_to_frame(s.region), found=view.region_to_frame(s.found)
+                )
+                for s in samples
+            ]
+        return samples, timings
+
+    def _sample(
+        self, frame: np.ndarray
+    ) -> tuple[list[FaceSample], dict[str, float], np.ndarray, TrayView | None]:
+        """``sample`` in the image the dice are read in: the straightened view, if any.
+
+        Returns the samples (regions in that image's pixels), the timings, the image and
+        the view (None: the image is the frame).
+        """
         check_frame(frame)
         h, w = frame.shape[:2]
         t0 = time.perf_counter()
+        view = self.view(frame)
+        timings: dict[str, float] = {}
+        if view is not None:
+            frame = view.warp(frame)
+            t1 = time.perf_counter()
+            timings["rectify"] = (t1 - t0) * 1e3
+            t0 = t1
         if self.spotter is not None:
             # The spotter reports top faces already. Fitting each again (``fit_top_face``
             # at the spotter's edge and a re-measured turn) read fewer dice right on the
             # tuning frames (seed 4242, 60 hard: 0.995 against 0.998, 57 exact frames
             # against 59) and cost 6 ms, so the spotter's faces are used as they are.
-            regions = self.spotter.spot(frame, self.profile)
+            if view is None:
+                regions = self.spotter.spot(frame, self.profile)
+            else:
+                regions = self.spotter.spot_at(frame, WORK_DIE / VIEW_DIE)
             tops = [(r.center, r.size, r.angle) for r in regions]
             t1 = t2 = time.perf_counter()
-            timings = {"spot": (t1 - t0) * 1e3}
+            timings["spot"] = (t1 - t0) * 1e3
         else:
             regions = find_in_tray(frame, self.profile)
             t1 = time.perf_counter()
             tops = self._locate(frame, regions, w)
             t2 = time.perf_counter()
-            timings = {"find": (t1 - t0) * 1e3, "locate": (t2 - t1) * 1e3}
+            timings.update({"find": (t1 - t0) * 1e3, "locate": (t2 - t1) * 1e3})
         gains = self._gains()
         samples = []
         spotted = self.spotter is not None
@@ -737,7 +827,7 @@ class BockRecognizer:
             )
             samples.append(FaceSample(region=top, features=feats, vector=vector, found=region))
         timings["measure"] = (time.perf_counter() - t2) * 1e3
-        return samples, timings
+        return samples, timings, frame, view
 
     def _look_again(
         self, frame: np.ndarray, sample: FaceSample, verdict: FaceVerdict, gains: np.ndarray | None
@@ -784,7 +874,8 @@ class BockRecognizer:
     def read(self, frame: np.ndarray) -> Reading:
         """Find and classify every die in a BGR frame; timings per stage in ``timings_ms``."""
         t0 = time.perf_counter()
-        samples, timings = self.sample(frame)
+        h, w = frame.shape[:2]
+        samples, timings, frame, view = self._sample(frame)
         t1 = time.perf_counter()
         dice = []
         gains = self._gains()
@@ -810,8 +901,9 @@ class BockRecognizer:
                     uncertain=verdict.uncertain,
                 )
             )
+        if view is not None:
+            dice = [view.die_to_frame(d) for d in dice]
         t2 = time.perf_counter()
         timings["classify"] = (t2 - t1) * 1e3
         timings["total"] = (t2 - t0) * 1e3
-        h, w = frame.shape[:2]
         return Reading(kind="bock", dice=tuple(dice), frame_size=(w, h), timings_ms=timings)
