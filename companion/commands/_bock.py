@@ -61,9 +61,11 @@ def _parse_face(text: str) -> int | str:
 
 
 def _render(args: argparse.Namespace) -> int:
-    from companion.vision.render import DEFAULT_PALETTE, write_dataset
+    from companion.vision.render import artwork_palette, write_dataset
 
-    palette = DEFAULT_PALETTE.shifted() if args.palette == "shifted" else DEFAULT_PALETTE
+    palette = artwork_palette(args.artwork)
+    if args.palette == "shifted":
+        palette = palette.shifted()
     paths = write_dataset(
         args.dir,
         args.count,
@@ -74,6 +76,7 @@ def _render(args: argparse.Namespace) -> int:
         size=args.size,
         palette=palette,
         face=args.face,
+        artwork=args.artwork,
     )
     print(f"wrote {len(paths)} images with labels to {args.dir}")
     return 0
@@ -83,6 +86,7 @@ def _calibrate_faces(args: argparse.Namespace) -> int:
     import cv2
 
     from companion.vision.enrol import enrol_face, load_models, load_recognizer, save_models
+    from companion.vision.faces import MIN_SEPARATION
 
     profile = Path(args.profile)
     current = load_models(profile) if profile.exists() else {}
@@ -111,7 +115,7 @@ def _calibrate_faces(args: argparse.Namespace) -> int:
         f" ({result.dropped} dropped as unlike the rest); saved to {profile}"
     )
     print(f"closest other face: {result.nearest} (separation {result.separation})")
-    if result.separation < 3.0:
+    if result.separation < MIN_SEPARATION:
         print(
             f"warning: {args.face} looks much like {result.nearest}; check the dice showed"
             f" {args.face} and the light was on",
@@ -138,7 +142,13 @@ def register(
         "--palette",
         choices=("default", "shifted"),
         default="default",
-        help="Rock the Bock dice colours: the built-in set or a differently coloured one",
+        help="Rock the Bock dice colours: the artwork's own or a differently coloured set",
+    )
+    render.add_argument(
+        "--artwork",
+        choices=("classic", "stencil", "badge"),
+        default="classic",
+        help="Rock the Bock drawings: classic (the built-in set) or a set the models never saw",
     )
     render.add_argument(
         "--face", type=_parse_face, help="every die shows this face (frames for enrolment)"

@@ -34,6 +34,8 @@ from companion.vision.faces import (
     FaceClassifier,
     FaceModel,
     FaceModelError,
+    align_patterns,
+    nearest_face,
 )
 from companion.vision.render import FACES
 from companion.vision.tray import TrayProfile, update_profile_file
@@ -71,11 +73,13 @@ def enrol_face(
         raise FaceModelError(f"unknown face {face!r}; use one of {', '.join(FACES)}")
     recognizer = recognizer or BockRecognizer()
     vectors = []
+    patterns = []
     n_frames = 0
     for frame in frames:
         n_frames += 1
         samples, _ = recognizer.sample(frame)
         vectors.extend(s.vector for s in samples)
+        patterns.extend(s.features.pattern for s in samples)
     if len(vectors) < MIN_DICE:
         raise FaceModelError(
             f"found only {len(vectors)} dice in {n_frames} frame(s) for {face}; turn at least"
@@ -98,18 +102,11 @@ def enrol_face(
         mean=tuple(float(v) for v in kept.mean(axis=0)),
         spread=tuple(float(v) for v in spread),
         count=int(len(kept)),
+        pattern=tuple(float(v) for v in align_patterns(np.array(patterns)[keep])),
     )
-    others = FaceClassifier(current).models
-    nearest, separation = "", float("inf")
-    for other, m in others.items():
-        if other == face:
-            continue
-        z = (np.array(model.mean) - np.array(m.mean)) / np.maximum(
-            np.array(model.spread), np.array(m.spread)
-        )
-        d = float(np.sqrt((z * z).sum()))
-        if d < separation:
-            nearest, separation = other, d
+    others = dict(FaceClassifier(current).models)
+    others[face] = model
+    nearest, separation = nearest_face(others, face)
     return Enrolment(
         model=model,
         frames=n_frames,

@@ -55,6 +55,9 @@ class FaceLook:
 
     background: BGR
     icon: BGR
+    # The colour of the face beyond a central badge, for artwork that has one (``badge``);
+    # there ``background`` is the badge's colour, the one around the icon.
+    outer: BGR | None = None
 
 
 @dataclass(frozen=True)
@@ -196,12 +199,14 @@ def render_throw(
     palette: Palette | None = None,
     faces: Sequence[int | str] | None = None,
     jpeg_quality: int | None = None,
+    artwork: str = "classic",
 ) -> RenderedThrow:
     """Render one throw of ``n_dice`` dice into a ``size`` = (width, height) frame.
 
     ``faces`` fixes what the dice show (pip values or face names) instead of drawing them
-    at random; ``palette`` colours Rock the Bock dice (default ``DEFAULT_PALETTE``);
-    ``jpeg_quality`` overrides the randomly drawn compression quality.
+    at random; ``palette`` colours Rock the Bock dice (default ``DEFAULT_PALETTE``, or the
+    artwork's own palette); ``artwork`` picks the drawings of a Rock the Bock set (one of
+    ``ARTWORKS``); ``jpeg_quality`` overrides the randomly drawn compression quality.
     """
     if kind not in KINDS:
         raise RenderError(f"unknown dice kind {kind!r}; use one of {', '.join(KINDS)}")
@@ -212,7 +217,7 @@ def render_throw(
         raise RenderError(f"frame size {width}x{height} is too small; use at least 160x120")
     if faces is not None and len(faces) != n_dice:
         raise RenderError(f"faces gives {len(faces)} values for {n_dice} dice")
-    palette = palette or DEFAULT_PALETTE
+    palette = palette or artwork_palette(artwork)  # also checks the artwork's name
     rng = np.random.default_rng(seed)
 
     values = _choose_values(rng, kind, n_dice, faces)
@@ -240,7 +245,7 @@ def render_throw(
         _draw_sides(canvas, fp, top, body, light)
     rotations = []
     for top, value, style in zip(tops, values, styles, strict=True):
-        tex, alpha = _face_texture(kind, value, palette, style)
+        tex, alpha = _face_texture(kind, value, palette, style, artwork)
         rotation = int(rng.integers(4))  # which texture corner lies at the first corner
         rotations.append(rotation)
         ordered = np.roll(top, -rotation, axis=0)
@@ -296,12 +301,13 @@ def write_dataset(
     size: tuple[int, int] = (1280, 960),
     palette: Palette | None = None,
     face: int | str | None = None,
+    artwork: str = "classic",
 ) -> list[Path]:
     """Write ``count`` rendered throws as a labelled folder (see the module docstring).
 
     Frame ``i`` uses the seed ``(seed, i)`` so a folder can be extended or a single frame
-    re-rendered. ``face`` makes every die show that face (enrolment frames). Returns the
-    image paths written.
+    re-rendered. ``face`` makes every die show that face (enrolment frames); ``artwork``
+    and ``palette`` are passed on to ``render_throw``. Returns the image paths written.
     """
     if count < 1:
         raise RenderError(f"count must be at least 1, not {count}")
@@ -320,6 +326,7 @@ def write_dataset(
             hard=hard,
             palette=palette,
             faces=None if face is None else [face] * n_dice,
+            artwork=artwork,
         )
         stem = f"{kind}-{seed}-{i:04d}"
         path = out / "images" / f"{stem}.jpg"
@@ -335,11 +342,14 @@ def frame_seed(seed: int, index: int) -> int:
     return int(np.random.SeedSequence([seed, index]).generate_state(1, np.uint32)[0])
 
 
-def face_texture(face: str, palette: Palette | None = None) -> np.ndarray:
+def face_texture(
+    face: str, palette: Palette | None = None, artwork: str = "classic"
+) -> np.ndarray:
     """The printed Rock the Bock face ``face`` as an upright BGR uint8 image (for people)."""
     if face not in FACES:
         raise RenderError(f"unknown face {face!r}; use one of {', '.join(FACES)}")
-    tex, _ = _face_texture("bock", face, palette or DEFAULT_PALETTE, PIP_STYLES[0])
+    palette = palette or artwork_palette(artwork)
+    tex, _ = _face_texture("bock", face, palette, PIP_STYLES[0], artwork)
     return np.clip(tex * 255 + 0.5, 0, 255).astype(np.uint8)
 
 
@@ -513,7 +523,7 @@ def _draw_sides(
 
 @functools.lru_cache(maxsize=64)
 def _face_texture(
-    kind: str, value: int | str, palette: Palette, style: PipStyle
+    kind: str, value: int | str, palette: Palette, style: PipStyle, artwork: str = "classic"
 ) -> tuple[np.ndarray, np.ndarray]:
     """An upright top face (float BGR 0-1, _TEX px) and its alpha (rounded die corners)."""
     d = _DRAW
@@ -533,6 +543,10 @@ def _face_texture(
             rim = tuple(int(x * 0.6) for x in pip)
             cv2.circle(img, c, r + 2, rim, -1, cv2.LINE_AA)
             cv2.circle(img, c, r, pip, -1, cv2.LINE_AA)
+    elif artwork != "classic":
+        assert isinstance(value, str)
+        img[:] = palette.body
+        _ARTWORK_DRAW[artwork](img, value, palette.look(value))
     else:
         assert isinstance(value, str)
         look = palette.look(value)
@@ -633,6 +647,164 @@ def _wolf(skull: np.ndarray, holes: np.ndarray) -> None:
 
 
 _SKULLS = {"goat": _goat, "bock": _bock, "wolf": _wolf}
+
+
+# --- other artwork ------------------------------------------------------------------------
+#
+# Sets the project's models were never made from: other drawings on other backgrounds, so
+# that "a set whose artwork we have never seen" can be tested honestly. Nothing in
+# ``companion.vision`` is fitted to them; they exist for evaluation and enrolment tests.
+#
+# ``stencil``: whole animal heads (not skulls) as flat silhouettes; the goats are dark on
+# their colour (the classic goats are light on it), a thin frame line runs round the print.
+# ``badge``: a round badge in the middle of a striped face holds a small cartoon head; the
+# goats are coloured heads on a white badge, the bock a gold ram on black.
+
+
+def _stencil_frame(img: np.ndarray, look: FaceLook) -> None:
+    d = img.shape[0]
+    m = round(d * 0.07)
+    _rounded_rect(img, m, m, d - 1 - m, d - 1 - m, round(d * 0.06), look.background)
+    inset = round(d * 0.13)
+    cv2.rectangle(img, (inset, inset), (d - 1 - inset, d - 1 - inset), look.icon, 3, cv2.LINE_AA)
+    for cx in (inset + 9, d - 1 - inset - 9):
+        for cy in (inset + 9, d - 1 - inset - 9):
+            cv2.circle(img, (cx, cy), 4, look.icon, -1, cv2.LINE_AA)
+
+
+def _stencil_head(mask: np.ndarray, holes: np.ndarray, animal: str) -> None:
+    """A flat silhouette of the whole head, filling the middle of a 192 px canvas."""
+    if animal == "wolf":
+        # Broad brow narrowing to a long muzzle, tall pointed ears, slit eyes.
+        head = np.array([[58, 70], [134, 70], [124, 112], [104, 156], [88, 156], [68, 112]],
+                        np.int32)
+        cv2.fillConvexPoly(mask, head, 255, cv2.LINE_AA)
+        for sign in (-1, 1):
+            ear = np.array([[96 + sign * 14, 74], [96 + sign * 40, 30], [96 + sign * 40, 78]],
+                           np.int32)
+            cv2.fillConvexPoly(mask, ear, 255, cv2.LINE_AA)
+            cv2.ellipse(holes, (96 + sign * 18, 94), (10, 4), sign * 20, 0, 360, 255, -1,
+                        cv2.LINE_AA)
+        cv2.ellipse(holes, (96, 148), (7, 4), 0, 0, 360, 255, -1, cv2.LINE_AA)
+    elif animal == "bock":
+        # A narrow ram face between two heavy horn spirals curling down beside it.
+        cv2.ellipse(mask, (96, 110), (20, 46), 0, 0, 360, 255, -1, cv2.LINE_AA)
+        for sign in (-1, 1):
+            centre = (96 + sign * 40, 84)
+            cv2.ellipse(mask, centre, (26, 24), 0, 0, 360, 255, 14, cv2.LINE_AA)
+            cv2.circle(mask, centre, 6, 255, -1, cv2.LINE_AA)
+            cv2.circle(holes, (96 + sign * 9, 96), 5, 255, -1, cv2.LINE_AA)
+        for sign in (-1, 1):
+            cv2.circle(holes, (96 + sign * 7, 146), 3, 255, -1, cv2.LINE_AA)
+    else:
+        # A goat: a long face, two straight horns raked back, ears out, a pointed beard.
+        face = np.array([[80, 66], [112, 66], [106, 140], [86, 140]], np.int32)
+        cv2.fillConvexPoly(mask, face, 255, cv2.LINE_AA)
+        for sign in (-1, 1):
+            horn = np.array([[96 + sign * 4, 70], [96 + sign * 16, 66], [96 + sign * 46, 22],
+                             [96 + sign * 40, 20]], np.int32)
+            cv2.fillConvexPoly(mask, horn, 255, cv2.LINE_AA)
+            ear = np.array([[96 + sign * 14, 82], [96 + sign * 52, 92], [96 + sign * 14, 98]],
+                           np.int32)
+            cv2.fillConvexPoly(mask, ear, 255, cv2.LINE_AA)
+            cv2.circle(holes, (96 + sign * 9, 90), 4, 255, -1, cv2.LINE_AA)
+        beard = np.array([[86, 134], [106, 134], [96, 176]], np.int32)
+        cv2.fillConvexPoly(mask, beard, 255, cv2.LINE_AA)
+
+
+def _draw_stencil(img: np.ndarray, face: str, look: FaceLook) -> None:
+    _stencil_frame(img, look)
+    d = img.shape[0]
+    mask = np.zeros((d, d), np.uint8)
+    holes = np.zeros((d, d), np.uint8)
+    _stencil_head(mask, holes, face.split("_")[0])
+    img[(mask > 0) & (holes == 0)] = look.icon
+
+
+def _badge_head(mask: np.ndarray, holes: np.ndarray, animal: str) -> None:
+    """A small round cartoon head for the badge (192 px canvas, within 0.3 of the middle)."""
+    if animal == "wolf":
+        cv2.circle(mask, (96, 92), 26, 255, -1, cv2.LINE_AA)
+        for sign in (-1, 1):
+            ear = np.array([[96 + sign * 8, 72], [96 + sign * 30, 44], [96 + sign * 28, 82]],
+                           np.int32)
+            cv2.fillConvexPoly(mask, ear, 255, cv2.LINE_AA)
+        cv2.ellipse(mask, (96, 120), (14, 18), 0, 0, 360, 255, -1, cv2.LINE_AA)
+        cv2.circle(holes, (96, 130), 5, 255, -1, cv2.LINE_AA)
+    elif animal == "bock":
+        cv2.circle(mask, (96, 100), 22, 255, -1, cv2.LINE_AA)
+        for sign in (-1, 1):
+            cv2.ellipse(mask, (96 + sign * 26, 80), (16, 16), 0, 0, 360, 255, 8, cv2.LINE_AA)
+        beard = np.array([[88, 118], [104, 118], [96, 146]], np.int32)
+        cv2.fillConvexPoly(mask, beard, 255, cv2.LINE_AA)
+    else:
+        cv2.ellipse(mask, (96, 100), (18, 28), 0, 0, 360, 255, -1, cv2.LINE_AA)
+        for sign in (-1, 1):
+            horn = np.array([[96 + sign * 6, 76], [96 + sign * 14, 74], [96 + sign * 22, 50],
+                             [96 + sign * 18, 48]], np.int32)
+            cv2.fillConvexPoly(mask, horn, 255, cv2.LINE_AA)
+            cv2.ellipse(mask, (96 + sign * 26, 88), (12, 5), sign * 15, 0, 360, 255, -1,
+                        cv2.LINE_AA)
+    for sign in (-1, 1):
+        cv2.circle(holes, (96 + sign * 9, 94), 4, 255, -1, cv2.LINE_AA)
+
+
+def _draw_badge(img: np.ndarray, face: str, look: FaceLook) -> None:
+    d = img.shape[0]
+    outer = look.outer or look.background
+    m = round(d * 0.07)
+    _rounded_rect(img, m, m, d - 1 - m, d - 1 - m, round(d * 0.1), outer)
+    # Diagonal stripes of a darker tone of the outer colour.
+    stripes = np.zeros((d, d), np.uint8)
+    for k in range(-d, 2 * d, 24):
+        cv2.line(stripes, (k, 0), (k - d, d), 255, 8, cv2.LINE_AA)
+    inside = np.zeros((d, d), np.uint8)
+    _rounded_rect(inside, m, m, d - 1 - m, d - 1 - m, round(d * 0.1), 255)
+    dark = tuple(int(v * 0.7) for v in outer)
+    img[(stripes > 0) & (inside > 0)] = dark
+    cv2.circle(img, (96, 96), round(d * 0.37), look.icon, 3, cv2.LINE_AA)
+    cv2.circle(img, (96, 96), round(d * 0.35), look.background, -1, cv2.LINE_AA)
+    mask = np.zeros((d, d), np.uint8)
+    holes = np.zeros((d, d), np.uint8)
+    _badge_head(mask, holes, face.split("_")[0])
+    img[(mask > 0) & (holes == 0)] = look.icon
+
+
+_ARTWORK_DRAW = {"stencil": _draw_stencil, "badge": _draw_badge}
+ARTWORKS: tuple[str, ...] = ("classic", *_ARTWORK_DRAW)
+
+_DARK_ICON: BGR = (22, 22, 26)
+STENCIL_PALETTE = Palette(
+    looks=(
+        FaceLook(background=(30, 28, 32), icon=(222, 226, 228)),  # wolf: white head on black
+        FaceLook(background=(150, 196, 222), icon=(30, 44, 70)),  # bock: brown ram on sand
+        FaceLook(background=(60, 32, 150), icon=_DARK_ICON),  # goat_red: crimson
+        FaceLook(background=(140, 110, 36), icon=_DARK_ICON),  # goat_blue: teal blue
+        FaceLook(background=(70, 172, 118), icon=_DARK_ICON),  # goat_green: lime
+        FaceLook(background=(64, 178, 214), icon=_DARK_ICON),  # goat_yellow: mustard
+    ),
+    body=(44, 44, 48),  # black plastic
+)
+_BADGE_WHITE: BGR = (236, 238, 240)
+BADGE_PALETTE = Palette(
+    looks=(
+        FaceLook(background=(112, 86, 66), icon=(206, 206, 200), outer=(72, 42, 30)),  # wolf
+        FaceLook(background=(34, 32, 32), icon=(52, 166, 214), outer=(40, 40, 118)),  # bock
+        FaceLook(background=_BADGE_WHITE, icon=(50, 44, 200), outer=(50, 44, 200)),  # red
+        FaceLook(background=_BADGE_WHITE, icon=(190, 104, 40), outer=(190, 104, 40)),  # blue
+        FaceLook(background=_BADGE_WHITE, icon=(64, 156, 58), outer=(64, 156, 58)),  # green
+        FaceLook(background=_BADGE_WHITE, icon=(40, 196, 236), outer=(40, 196, 236)),  # yellow
+    ),
+    body=(224, 228, 232),
+)
+_ARTWORK_PALETTES = {"classic": DEFAULT_PALETTE, "stencil": STENCIL_PALETTE, "badge": BADGE_PALETTE}
+
+
+def artwork_palette(artwork: str) -> Palette:
+    """The colours a set of ``artwork`` (one of ``ARTWORKS``) comes in."""
+    if artwork not in _ARTWORK_PALETTES:
+        raise RenderError(f"unknown artwork {artwork!r}; use one of {', '.join(ARTWORKS)}")
+    return _ARTWORK_PALETTES[artwork]
 
 
 def _paste_face(

@@ -201,3 +201,46 @@ def test_marbled_pip_dice_show_streaks_of_their_swirl_colour():
         body, swirl = (np.abs(pixels - np.array(c)).max(axis=1) < 40 for c in (style[0], style[2]))
         assert body.mean() > 0.2
         assert swirl.mean() > 0.05
+
+
+def test_other_artwork_draws_other_faces_in_its_own_colours():
+    from companion.vision.render import ARTWORKS, artwork_palette
+
+    assert ARTWORKS[0] == "classic" and len(ARTWORKS) >= 3
+    classic = {face: face_texture(face).astype(np.float32) for face in FACES}
+    for artwork in ARTWORKS[1:]:
+        palette = artwork_palette(artwork)
+        for face in FACES:
+            tex = face_texture(face, artwork=artwork).astype(np.float32)
+            assert np.abs(tex - classic[face]).mean() > 25, (artwork, face)
+            # Other drawings, not only other colours: where the face is light and where
+            # dark differs from the classic face in a good part of it (either way round).
+            shape = _light_dark(tex)
+            differ = (shape != _light_dark(classic[face])).mean()
+            assert 0.15 < differ < 0.85, (artwork, face, differ)
+            # The icon's colour covers part of the middle of the face.
+            middle = tex[30:66, 30:66].reshape(-1, 3)
+            icon = np.abs(middle - np.array(palette.look(face).icon)).max(axis=1) < 40
+            assert 0.05 < icon.mean() < 0.8, (artwork, face)
+
+
+def test_artwork_option_keeps_the_classic_frames_and_checks_names(tmp_path):
+    plain = render_throw(12, 5, kind="bock", size=SMALL)
+    classic = render_throw(12, 5, kind="bock", size=SMALL, artwork="classic")
+    other = render_throw(12, 5, kind="bock", size=SMALL, artwork="stencil")
+    assert plain.jpeg == classic.jpeg
+    assert other.jpeg != plain.jpeg
+    # Same throw, other print: dice lie where they lay.
+    assert [d.center for d in other.dice] == [d.center for d in plain.dice]
+    with pytest.raises(RenderError, match="unknown artwork"):
+        render_throw(1, 1, kind="bock", artwork="sheep")
+    from companion.cli import main
+
+    assert main(["render", str(tmp_path), "--count", "1", "--seed", "3", "--dice", "3",
+                 "--size", "640x480", "--artwork", "badge", "--palette", "shifted"]) == 0
+    assert len(list((tmp_path / "images").glob("*.jpg"))) == 1
+
+
+def _light_dark(tex):
+    grey = tex.mean(axis=2)
+    return grey > np.median(grey)

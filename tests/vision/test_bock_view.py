@@ -1,0 +1,89 @@
+"""Rock the Bock dice read in the straightened tray of a whole, slanted camera frame."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from companion import evaluation
+from companion.evaluation import LabelledDie
+from companion.synth.scene import SETUPS, compose
+from companion.vision.faces import VIEW_DIE, BockRecognizer
+from companion.vision.render import render_throw
+from companion.vision.tray import calibrate_tray
+
+
+def _tray_photo(throw):
+    """The rendered tray floor cut out edge to edge, as ``compose`` takes a tray photo, and
+    its dice labelled with their face names (``scene.label_line`` writes pip values)."""
+    xs = sorted(x for x, _ in throw.tray_corners)
+    ys = sorted(y for _, y in throw.tray_corners)
+    x0, y0 = int(np.ceil(xs[1])), int(np.ceil(ys[1]))
+    x1, y1 = int(xs[2]), int(ys[2])
+    labels = []
+    for die in throw.dice:
+        bx0, by0, bx1, by1 = die.box()
+        labels.append(
+            LabelledDie(die.value, die.center[0] - x0, die.center[1] - y0, bx1 - bx0, by1 - by0)
+        )
+    return throw.image[y0:y1, x0:x1].copy(), labels
+
+
+@pytest.fixture(scope="module")
+def scenes():
+    rng = np.random.default_rng(5)
+    out = []
+    for i in range(3):
+        throw = render_throw(880 + i, 10, kind="bock", size=(1280, 960))
+        photo, labels = _tray_photo(throw)
+        out.append(compose(photo, labels, SETUPS["webcam-wood"], rng))
+    return out
+
+
+def test_dice_are_read_in_the_straightened_tray_and_mapped_back(scenes):
+    first = scenes[0]
+    profile = calibrate_tray(first.frame, tuple((float(x), float(y)) for x, y in first.corners))
+    recognizer = BockRecognizer(profile)
+    tray = profile.valid_mask(first.frame.shape)
+    right = total = 0
+    for scene in scenes:
+        view = recognizer.view(scene.frame)
+        assert view is not None
+        # The spotter's top face comes out VIEW_DIE pixels across in the view.
+        die = recognizer.die_size(scene.frame)
+        assert die * view.scale == pytest.approx(VIEW_DIE, rel=0.02)
+        reading = recognizer.read(scene.frame)
+        assert "rectify" in reading.timings_ms
+        labels = list(scene.dice)
+        pairs = evaluation.match(labels, [d.region.center for d in reading.dice])
+        assert len(pairs) == len(reading.dice) == len(labels)  # every die, nothing else
+        for i, j in pairs:
+            read = reading.dice[j]
+            assert read.uncertain or read.value == labels[i].value
+            right += read.value == labels[i].value
+            # Outlines are in frame pixels: the box around the read top face is about
+            # the labelled box.
+            x, y = read.region.center
+            assert tray[int(y), int(x)]
+            a = np.radians(read.region.angle)
+            box = read.region.size * (abs(np.cos(a)) + abs(np.sin(a)))
+            assert 0.85 < box / ((labels[i].w + labels[i].h) / 2) < 1.15
+        total += len(labels)
+    assert right >= total - 1
+    assert not recognizer.unfamiliar
+
+
+def test_a_profile_without_a_die_size_waits_for_the_spotter(scenes):
+    scene = scenes[1]
+    corners = tuple((float(x), float(y)) for x, y in scene.corners)
+    profile = calibrate_tray(scene.frame, corners)
+    empty = np.full_like(scene.frame, 0)
+    cv2.fillConvexPoly(empty, scene.corners.astype(np.int32), (120, 122, 124))
+    bare = type(profile)(profile.frame_size, profile.corners, None, profile.floor_bgr)
+    recognizer = BockRecognizer(bare)
+    # No die seen and none calibrated: the frame is read as it is.
+    assert recognizer.view(empty) is None
+    assert recognizer.read(empty).dice == ()
+    assert recognizer.view(scene.frame) is not None
+    assert len(recognizer.read(scene.frame).dice) == len(scene.dice)
