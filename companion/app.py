@@ -19,9 +19,17 @@ from typing import Any, Protocol
 from companion.config import Settings
 from companion.games import GameError
 from companion.hardware.camera import CameraError, FrameError, FrameSource
+from companion.hardware.feedback import (
+    BUSY,
+    CAMERA_DOWN,
+    IDLE,
+    RECORDED,
+    REFUSED,
+    UNDONE,
+)
 from companion.turns import Proposal, TurnTracker, reading_to_dict
 from companion.vision.annotate import annotate, to_jpeg
-from companion.vision.settle import SettleDetector
+from companion.vision.settle import AT_REST, SettleDetector
 from companion.vision.types import Reading
 from companion.vision.watch import BLOCKED, COVERED, SAME, THROW, ThrowWatcher, WatchEvent
 
@@ -46,6 +54,25 @@ class Outcome:
 
     recorded: dict[str, Any] | None
     message: str
+    message_de: str = ""
+
+    @property
+    def german(self) -> str:
+        """The message in German (the English one where no translation exists)."""
+        return self.message_de or self.message
+
+
+# What the button says when it refuses, in German for the phones (see Table.publish_button).
+_GERMAN = {
+    "no game is running": "Es läuft kein Spiel",
+    "no throw seen since the last entry": "Seit dem letzten Eintrag wurde kein Wurf gesehen",
+    "nothing to record": "Nichts einzutragen",
+    "last entry undone": "Letzter Eintrag zurückgenommen",
+}
+
+
+def _outcome(recorded: dict[str, Any] | None, message: str, message_de: str = "") -> Outcome:
+    return Outcome(recorded, message, message_de or _GERMAN.get(message, ""))
 
 
 class Companion:
@@ -67,6 +94,9 @@ class Companion:
         self._lock = threading.Lock()
         self.frames = 0
         self.bad_frames = 0
+        # The button's light and sound (companion.hardware.feedback.Feedback), or None.
+        self.feedback: Any = None
+        self.camera_up: bool | None = None  # None: no camera asked for (yet)
 
     def _active(self) -> tuple[int, dict[str, Any]] | None:
         game_id = self.table.active_game_id()
@@ -83,11 +113,13 @@ class Companion:
             return Reading("none", (), (image.shape[1], image.shape[0]))
         return recognizer.read(image)
 
-    def process(self, image: Any, timestamp: float) -> Reading | None:
-        """Feed one frame; return the reading when it was a new throw at rest."""
+    def process(self, image: Any, timestamp: float, lores: Any = None) -> Reading | None:
+        """Feed one frame (and its small copy, if the camera made one); return the reading
+        when it was a new throw at rest."""
         with self._lock:
             self.frames += 1
-            event = self.watcher.update(image, timestamp)
+            event = self.watcher.update(image, timestamp, lores=lores)
+            self._show_state(event)
             if event is None:
                 return None
             active = self._active()
@@ -106,6 +138,18 @@ class Companion:
                 return None
             self._publish(image, event, game_id, snap)
             return event.reading if event.kind == THROW else None
+
+    def _show_state(self, event: WatchEvent | None) -> None:
+        """Amber at the button while the dice move or the camera is unsure, else dark."""
+        if self.feedback is None:
+            return
+        if self.watcher.state != AT_REST:
+            self.feedback.set_mode(BUSY)
+        elif event is not None and event.kind in (THROW, SAME):
+            unsure = event.reading is not None and event.reading.uncertain
+            self.feedback.set_mode(BUSY if unsure else IDLE)
+        elif event is not None:
+            self.feedback.set_mode(IDLE)
 
     def _publish(self, image: Any, event: WatchEvent, game_id: int, snap: dict) -> None:
         """Send the picture of a throw (annotated) or of a blocked tray to the dashboard."""
@@ -157,30 +201,52 @@ class Companion:
         with self._lock:
             active = self._active()
             if active is None:
-                return Outcome(None, "no game is running")
+                return _outcome(None, "no game is running")
             game_id, snap = active
             if self.tracker.turn_key != (game_id, snap["version"]):
-                return Outcome(None, "no throw seen since the last entry")
+                return _outcome(None, "no throw seen since the last entry")
             proposal = self.tracker.proposal(snap["game"], snap["view"])
-            if proposal is None or proposal.action is None:
-                return Outcome(None, proposal.text if proposal else "nothing to record")
+            if proposal is None:
+                return _outcome(None, "nothing to record")
+            if proposal.action is None:
+                return _outcome(None, proposal.text, proposal.text_de)
             try:
                 self.table.submit(game_id, proposal.action, BUTTON)
             except GameError as exc:
-                return Outcome(None, str(exc))
-            return Outcome(proposal.action, proposal.text)
+                return _outcome(None, str(exc))
+            return _outcome(proposal.action, proposal.text, proposal.text_de)
 
     def undo(self) -> Outcome:
         """Take back the last entry of the active game (a long press)."""
         with self._lock:
             game_id = self.table.active_game_id()
             if game_id is None:
-                return Outcome(None, "no game is running")
+                return _outcome(None, "no game is running")
             try:
                 self.table.undo(game_id, BUTTON)
             except GameError as exc:
-                return Outcome(None, str(exc))
-            return Outcome({"action": "undo"}, "last entry undone")
+                return _outcome(None, str(exc))
+            return _outcome({"action": "undo"}, "last entry undone")
+
+    def press(self) -> Outcome:
+        """The button pressed: record, then show and announce what happened."""
+        outcome = self.confirm()
+        self._announce(RECORDED if outcome.recorded is not None else REFUSED, outcome)
+        return outcome
+
+    def hold(self) -> Outcome:
+        """The button held: undo, then show and announce what happened."""
+        outcome = self.undo()
+        self._announce(UNDONE if outcome.recorded is not None else REFUSED, outcome)
+        return outcome
+
+    def _announce(self, kind: str, outcome: Outcome) -> None:
+        log.info("button %s: %s", kind, outcome.message)
+        if self.feedback is not None:
+            self.feedback.signal(kind)
+        publish = getattr(self.table, "publish_button", None)
+        if publish is not None:
+            publish(kind, outcome.message, outcome.german)
 
     def run_camera(self, source: FrameSource, stop: threading.Event) -> None:
         """Read frames until ``stop`` is set or a finite source ends.
@@ -210,8 +276,12 @@ class Companion:
             failed = 0
             if frame is None:
                 return
+            take = getattr(self.table, "take_remeasure", None)
+            if take is not None and take() and hasattr(source, "remeasure"):
+                log.info("camera: measuring exposure and white balance again")
+                source.remeasure()
             try:
-                self.process(frame.image, frame.timestamp)
+                self.process(frame.image, frame.timestamp, getattr(frame, "lores", None))
             except Exception:
                 self.bad_frames += 1
                 log.exception("could not process frame %s; going on", frame.name or "?")
@@ -237,8 +307,12 @@ def camera_loop(
             source = open_source()
         except CameraError as exc:
             log.error("camera: %s; trying again in %g s", exc, retry_seconds)
+            companion.camera_up = False
+            _mode(companion, CAMERA_DOWN)
             stop.wait(retry_seconds)
             continue
+        companion.camera_up = True
+        _mode(companion, IDLE)
         try:
             companion.run_camera(source, stop)
         except CameraError as exc:
@@ -249,7 +323,14 @@ def camera_loop(
             source.close()
         if finite:
             return  # recorded frames played out
+        companion.camera_up = False
+        _mode(companion, CAMERA_DOWN)
         stop.wait(retry_seconds)
+
+
+def _mode(companion: Companion, mode: str) -> None:
+    if companion.feedback is not None:
+        companion.feedback.set_mode(mode)
 
 
 def default_recognizers(settings: Settings) -> dict[str, Recognizer]:
@@ -274,8 +355,8 @@ def _open_button(pin: int, companion: Companion, notices: list[str]) -> Any:
     try:
         return TurnButton(
             pin,
-            lambda: log.info("button: %s", companion.confirm().message),
-            lambda: log.info("button held: %s", companion.undo().message),
+            companion.press,
+            companion.hold,
             on_error=lambda exc: log.error("button: %s", exc),
         )
     except Exception as exc:  # gpiozero raises its own kinds (BadPinFactory, PinInvalidPin…)
@@ -284,6 +365,26 @@ def _open_button(pin: int, companion: Companion, notices: list[str]) -> Any:
         log.warning("running without the turn button: %s", message)
         notices.append(message)
         return None
+
+
+def _open_feedback(settings: Settings, notices: list[str]) -> Any:
+    """The button's LED and buzzer; None when none is configured, False when they failed.
+
+    Like the button: a missing light must not cost the evening its dashboard.
+    """
+    if settings.led_pin is None and settings.rgb_pins is None and settings.buzzer_pin is None:
+        return None
+    from companion.hardware.feedback import Feedback
+
+    try:
+        return Feedback(led_pin=settings.led_pin, rgb_pins=settings.rgb_pins,
+                        buzzer_pin=settings.buzzer_pin)
+    except Exception as exc:  # gpiozero's own kinds, as for the button
+        message = (f"The button's light and buzzer are not available ({type(exc).__name__}: "
+                   f"{exc}); the phones still say what the button did.")
+        log.warning("running without button feedback: %s", message)
+        notices.append(message)
+        return False
 
 
 def default_settle(settings: Settings) -> SettleDetector:
@@ -315,6 +416,7 @@ def tray_setup(settings: Settings, companion: Companion) -> Any:
 
 def run(settings: Settings, *, open_source: Callable[..., FrameSource] | None = None) -> int:
     """Start everything the settings ask for and serve until interrupted."""
+    from companion.doctor import live_checks
     from companion.hardware.camera import open_source as open_camera
     from companion.store import Store
     from companion.table import Table
@@ -327,6 +429,7 @@ def run(settings: Settings, *, open_source: Callable[..., FrameSource] | None = 
         companion = Companion(table, default_recognizers(settings), default_settle(settings))
         threads: list[threading.Thread] = []
         button = None
+        feedback: Any = None
         notices: list[str] = []
         try:
             if settings.camera != "none":
@@ -335,12 +438,20 @@ def run(settings: Settings, *, open_source: Callable[..., FrameSource] | None = 
                 table.attach_tray_setup(setup)
                 threads.append(threading.Thread(
                     target=camera_loop,
-                    args=(companion, lambda: setup.watch(opener(settings.camera)), stop),
+                    args=(companion, lambda: setup.watch(opener(
+                        settings.camera, max_exposure_us=settings.max_exposure_us)), stop),
                     kwargs={"finite": settings.camera.startswith("replay:")},
                     name="camera", daemon=True,
                 ))
             if settings.button_pin is not None:
                 button = _open_button(settings.button_pin, companion, notices)
+            feedback = _open_feedback(settings, notices)
+            companion.feedback = feedback or None
+            table.provide_status(lambda: [c.to_dict() for c in live_checks(
+                settings, companion,
+                None if settings.button_pin is None else button is not None,
+                None if feedback is None else (feedback.parts if feedback else ()),
+            )])
             app = create_app(table, settings, {"NOTICES": tuple(notices)})
             for thread in threads:
                 thread.start()
@@ -351,5 +462,7 @@ def run(settings: Settings, *, open_source: Callable[..., FrameSource] | None = 
                 thread.join(timeout=5)
             if button is not None:
                 button.close()
+            if feedback:
+                feedback.close()
             table.close()
     return 0

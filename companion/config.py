@@ -37,6 +37,14 @@ class Settings:
     # The table's admin PIN (4 to 12 digits), set at install time: lets its holder start
     # a game while another one runs. None: only the running game's scorekeeper can.
     admin_pin: str | None = None
+    # Light and sound at the button (BCM numbers, each optional): a one-colour LED or an
+    # RGB LED (red, green, blue), and an active buzzer.
+    led_pin: int | None = None
+    rgb_pins: tuple[int, int, int] | None = None
+    buzzer_pin: int | None = None
+    # The longest exposure the camera may lock to (microseconds): short, so a moving
+    # hand does not blur; the gain makes up the light.
+    max_exposure_us: int = 10000
 
     @property
     def database(self) -> Path:
@@ -65,6 +73,8 @@ def _convert(name: str, raw: object, kind: str) -> object:
             if isinstance(raw, str) and not _DECIMAL.fullmatch(raw.strip()):
                 raise ValueError
             return float(raw)
+        if kind == "tuple[int, int, int] | None":
+            return _pins(raw)
         if kind == "str | None":
             return None if raw in ("", None) else str(raw)
         return str(raw)
@@ -87,6 +97,37 @@ def _whole(raw: object) -> int:
     if isinstance(raw, str) and _DIGITS.fullmatch(raw.strip()):
         return int(raw.strip())
     raise ValueError
+
+
+def _pins(raw: object) -> tuple[int, int, int] | None:
+    # A TOML array [5, 6, 13] or, from the environment, "5,6,13".
+    if raw in ("", None, "none"):
+        return None
+    items = raw.split(",") if isinstance(raw, str) else raw
+    if not isinstance(items, list | tuple) or len(items) != 3:
+        raise ValueError
+    red, green, blue = (_whole(item) for item in items)
+    return red, green, blue
+
+
+def _check_pins(settings: Settings) -> None:
+    used: dict[int, str] = {}
+    for key in ("button_pin", "led_pin", "rgb_pins", "buzzer_pin"):
+        value = getattr(settings, key)
+        for pin in () if value is None else (value if isinstance(value, tuple) else (value,)):
+            if not 0 <= pin <= _GPIO_MAX:
+                raise ConfigError(
+                    f"setting {key!r}: {pin} is not a GPIO number; use 0 to "
+                    f"{_GPIO_MAX} (BCM numbering, e.g. 17 = physical pin 11)"
+                )
+            if pin in used:
+                raise ConfigError(
+                    f"setting {key!r}: GPIO {pin} is already used by {used[pin]!r}; "
+                    "give each part its own pin"
+                )
+            used[pin] = key
+    if settings.led_pin is not None and settings.rgb_pins is not None:
+        raise ConfigError("settings 'led_pin' and 'rgb_pins': set one of them, not both")
 
 
 def validate(settings: Settings) -> Settings:
@@ -113,11 +154,10 @@ def validate(settings: Settings) -> Settings:
         raise ConfigError("setting 'settle_seconds' must be above 0 and at most 10")
     if not 1 <= settings.threads <= 256:
         raise ConfigError("setting 'threads' must be between 1 and 256")
-    if settings.button_pin is not None and not 0 <= settings.button_pin <= _GPIO_MAX:
-        raise ConfigError(
-            f"setting 'button_pin': {settings.button_pin} is not a GPIO number; use 0 to "
-            f"{_GPIO_MAX} (BCM numbering, e.g. 17 = physical pin 11)"
-        )
+    _check_pins(settings)
+    if not 100 <= settings.max_exposure_us <= 1_000_000:
+        raise ConfigError("setting 'max_exposure_us' must be between 100 and 1000000 "
+                          "(microseconds; 10000 is a good start)")
     if settings.admin_pin is not None and not _PIN.fullmatch(settings.admin_pin):
         raise ConfigError("setting 'admin_pin' must be 4 to 12 digits (0-9)")
     return settings

@@ -215,8 +215,8 @@ class Subscription:
 def _category(kind: str) -> str:
     if kind in ("activated", "archived"):
         return "status"
-    if kind == "picture":
-        return "picture"
+    if kind in ("picture", "button"):
+        return kind
     return "entries"
 
 
@@ -244,6 +244,10 @@ class Table:
         self._subscribers_lock = threading.Lock()
         self._picture: tuple[bytes, dict[str, Any]] | None = None
         self._pictures = 0
+        self._button: dict[str, Any] | None = None
+        self._presses = 0
+        self._status: Callable[[], list[dict[str, Any]]] | None = None
+        self._remeasure = threading.Event()
 
     # -- folding -------------------------------------------------------------
 
@@ -538,8 +542,10 @@ class Table:
         with self._subscribers_lock:
             return len(self._subscribers)
 
-    def _publish(self, game_id: int | None, version: int, kind: str) -> None:
-        notice = {"game_id": game_id, "version": version, "kind": kind}
+    def _publish(
+        self, game_id: int | None, version: int, kind: str, extra: Mapping[str, Any] | None = None
+    ) -> None:
+        notice = {"game_id": game_id, "version": version, "kind": kind, **(extra or {})}
         with self._subscribers_lock:
             subscribers = list(self._subscribers)
         for subscription in subscribers:
@@ -555,6 +561,45 @@ class Table:
             self._pictures += 1
             self._picture = (bytes(jpeg), dict(reading))
             self._publish(self._store.active_game_id(), self._pictures, "picture")
+
+    def publish_button(self, outcome: str, text_en: str, text_de: str) -> None:
+        """Announce what the turn button did (``recorded``, ``refused``, ``undone``) and why.
+
+        The notice (kind ``button``) carries ``{"outcome", "text": {"en", "de"}}`` so every
+        phone can say what the table's light just showed; its ``version`` counts presses.
+        """
+        if outcome not in ("recorded", "refused", "undone"):
+            raise TableError(f"unknown button outcome {outcome!r}")
+        button = {"outcome": outcome, "text": {"en": str(text_en), "de": str(text_de)}}
+        with self._lock:
+            self._presses += 1
+            self._button = {**button, "press": self._presses}
+            self._publish(self._store.active_game_id(), self._presses, "button",
+                          {"button": button})
+
+    def latest_button(self) -> dict[str, Any] | None:
+        """The last button outcome (with its press counter), or None before the first."""
+        with self._lock:
+            return None if self._button is None else dict(self._button)
+
+    def provide_status(self, checks: Callable[[], list[dict[str, Any]]]) -> None:
+        """Let the running companion say how it is (``companion doctor``'s checks)."""
+        self._status = checks
+
+    def status(self) -> list[dict[str, Any]]:
+        """The pre-flight checks as dicts (name, level, detail, fix); empty without a provider."""
+        return [] if self._status is None else list(self._status())
+
+    def request_remeasure(self) -> None:
+        """Ask the camera to measure exposure and white balance again (from the dashboard)."""
+        self._remeasure.set()
+
+    def take_remeasure(self) -> bool:
+        """Whether a re-measure was asked for since the last call (the camera loop asks)."""
+        if self._remeasure.is_set():
+            self._remeasure.clear()
+            return True
+        return False
 
     def latest_picture(self) -> tuple[bytes, dict[str, Any]] | None:
         """The latest camera picture and its reading, or None before the first."""

@@ -53,3 +53,10 @@ def test_bench_tray_view_prints_whole_frames_against_the_bare_tray():
     out = run("bench_tray_view.py", "--frames", "1")
     for case in ("1280x960", "1920x1080", "rectify", "bare", "extra"):
         assert case in out
+
+
+def test_bench_pi_prints_the_three_budgets():
+    out = run("bench_pi.py", "--phones", "2", "--throws", "1", "--seconds", "3")
+    assert "% of one core" in out
+    assert "rest to 2 phones: 1 throws" in out
+    assert "peak RSS" in out

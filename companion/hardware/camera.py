@@ -118,6 +118,9 @@ class Frame:
     image: np.ndarray
     timestamp: float
     name: str = ""
+    # A small BGR copy of the same moment (the Pi camera's lores stream), for settle
+    # detection; None: settle detection shrinks ``image`` itself.
+    lores: np.ndarray | None = None
 
 
 class FrameSource(Protocol):
@@ -198,12 +201,76 @@ class ReplaySource:
             yield frame
 
 
+LORES_WIDTH = 320
+MAIN_WIDTH_MAX = 2028  # HQ camera's 2x2-binned mode; larger frames cost memory, not accuracy
+MEASURE_FRAMES = (8, 60)  # exposure settles after at least 8 frames, at most 60
+# AE/AWB have settled when exposure and gains moved less than this over the last frames
+STEADY_CHANGE = 0.03
+
+
+class ExposureLock:
+    """Decides when automatic exposure and white balance have settled, then holds them.
+
+    Feed it what the camera measured each frame; it answers with the controls to lock
+    once the values stopped moving (or after ``MEASURE_FRAMES[1]`` frames), with the
+    exposure shortened to ``max_exposure_us`` and the gain raised to make up the light.
+    """
+
+    def __init__(self, max_exposure_us: int = 10000, gain_max: float = 16.0) -> None:
+        self.max_exposure_us = max_exposure_us
+        self.gain_max = gain_max
+        self.locked: dict[str, Any] | None = None
+        self._seen: list[tuple[float, ...]] = []
+
+    def restart(self) -> None:
+        """Measure again (the light in the room changed)."""
+        self.locked = None
+        self._seen.clear()
+
+    @property
+    def measuring(self) -> bool:
+        """True until the values are locked."""
+        return self.locked is None
+
+    def feed(
+        self, exposure_us: float, gain: float, colour_gains: tuple[float, float]
+    ) -> dict[str, Any] | None:
+        """One frame's measurement; the controls to set when it is time to lock, else None."""
+        if self.locked is not None:
+            return None
+        self._seen.append((float(exposure_us), float(gain), *map(float, colour_gains)))
+        recent = self._seen[-4:]
+        steady = len(recent) == 4 and all(
+            abs(a - b) <= STEADY_CHANGE * max(abs(b), 1e-6)
+            for earlier in recent[:-1] for a, b in zip(earlier, recent[-1], strict=True)
+        )
+        enough, waited = len(self._seen) >= MEASURE_FRAMES[0], len(self._seen) >= MEASURE_FRAMES[1]
+        if not enough or not (steady or waited):
+            return None
+        exposure, gain, red, blue = self._seen[-1]
+        short = min(exposure, float(self.max_exposure_us))
+        # The same brightness with a shorter exposure: more gain (as far as the sensor goes).
+        gain = min(gain * exposure / short if short else gain, self.gain_max)
+        self.locked = {
+            "AeEnable": False, "AwbEnable": False, "ExposureTime": int(round(short)),
+            "AnalogueGain": round(gain, 3), "ColourGains": (round(red, 4), round(blue, 4)),
+        }
+        return dict(self.locked)
+
+
 class OpenCVSource:
-    """A USB webcam through ``cv2.VideoCapture``."""
+    """A USB webcam through ``cv2.VideoCapture``.
+
+    As far as the webcam's driver lets OpenCV: one buffered frame (so a read gets the
+    newest), automatic exposure and white balance while the first frames settle, then
+    both switched to manual at the values they reached. ``locks`` says what the driver
+    accepted.
+    """
 
     def __init__(self, index: int = 0, size: tuple[int, int] = (1280, 960), capture: Any = None):
         import cv2
 
+        self._cv2 = cv2
         self._cap = capture if capture is not None else cv2.VideoCapture(index)
         if not self._cap.isOpened():
             raise CameraError(
@@ -212,12 +279,44 @@ class OpenCVSource:
         self._cap.set(cv2.CAP_PROP_FRAME_WIDTH, size[0])
         self._cap.set(cv2.CAP_PROP_FRAME_HEIGHT, size[1])
         self._index = index
+        self.locks: dict[str, bool] = {
+            "newest_frame": bool(self._cap.set(cv2.CAP_PROP_BUFFERSIZE, 1)),
+        }
+        self._frames = 0
+        self._measure_frames = MEASURE_FRAMES[0] * 2
+        self.remeasure()
+
+    def remeasure(self) -> None:
+        """Let the webcam find exposure and white balance again; locked after a few frames."""
+        cv2 = self._cv2
+        # V4L2 through OpenCV: 3 = aperture priority (automatic), 1 = manual.
+        self._cap.set(cv2.CAP_PROP_AUTO_EXPOSURE, 3)
+        self._cap.set(cv2.CAP_PROP_AUTO_WB, 1)
+        self._frames = 0
+        self.locks.pop("exposure", None)
+        self.locks.pop("white_balance", None)
+
+    def _lock(self) -> None:
+        cv2 = self._cv2
+        exposure = self._cap.get(cv2.CAP_PROP_EXPOSURE)
+        temperature = self._cap.get(cv2.CAP_PROP_WB_TEMPERATURE)
+        self.locks["exposure"] = bool(
+            self._cap.set(cv2.CAP_PROP_AUTO_EXPOSURE, 1)
+            and self._cap.set(cv2.CAP_PROP_EXPOSURE, exposure)
+        )
+        self.locks["white_balance"] = bool(
+            self._cap.set(cv2.CAP_PROP_AUTO_WB, 0)
+            and (temperature <= 0 or self._cap.set(cv2.CAP_PROP_WB_TEMPERATURE, temperature))
+        )
 
     def read(self) -> Frame | None:
         """Grab one frame; a failed grab is a camera fault, not the end of the stream."""
         ok, image = self._cap.read()
         if not ok or image is None:
             raise CameraError(f"USB camera {self._index} stopped delivering frames")
+        self._frames += 1
+        if self._frames == self._measure_frames:
+            self._lock()
         return Frame(check_frame(image), time.monotonic(), f"usb{self._index}")
 
     def close(self) -> None:
@@ -225,10 +324,44 @@ class OpenCVSource:
         self._cap.release()
 
 
-class PiCameraSource:
-    """The Raspberry Pi camera through picamera2 (installed with apt on the Pi)."""
+def pick_sensor_mode(modes: Sequence[dict[str, Any]], fps: float) -> dict[str, Any] | None:
+    """The sensor mode with the most pixels that still runs at ``fps``; None if none does."""
+    fast = [m for m in modes if float(m.get("fps", 0)) >= fps and m.get("size")]
+    if not fast:
+        return None
+    return max(fast, key=lambda m: (m["size"][0] * m["size"][1], -int(m.get("bit_depth", 0))))
 
-    def __init__(self, size: tuple[int, int] = (1280, 960), picamera2: Any = None) -> None:
+
+def fit_width(size: tuple[int, int], width: int) -> tuple[int, int]:
+    """``size`` scaled down to at most ``width`` wide, both sides even (the ISP wants that)."""
+    w, h = size
+    if w > width:
+        w, h = width, h * width / w
+    return int(w) // 2 * 2, int(round(h)) // 2 * 2
+
+
+class PiCameraSource:
+    """The Raspberry Pi camera through picamera2 (installed with apt on the Pi).
+
+    Two streams of the same picture: ``main``, as large as the fastest sensor mode that
+    keeps ``fps`` allows (at most ``MAIN_WIDTH_MAX`` wide), for reading the dice, and a
+    small ``lores`` one (``LORES_WIDTH`` wide) for settle detection. Exposure and white
+    balance run automatically for the first frames, then are locked (see
+    :class:`ExposureLock`); :meth:`remeasure` starts that again. picamera2 keeps only the
+    newest finished frame, so a slow reader never works through a backlog.
+    """
+
+    def __init__(
+        self,
+        size: tuple[int, int] | None = None,
+        picamera2: Any = None,
+        *,
+        fps: float = 15.0,
+        max_exposure_us: int = 10000,
+    ) -> None:
+        import cv2
+
+        self._cv2 = cv2
         if picamera2 is None:
             try:
                 from picamera2 import Picamera2
@@ -237,20 +370,55 @@ class PiCameraSource:
                     "picamera2 is not installed: on the Pi run 'sudo apt install python3-picamera2'"
                     " and create the venv with --system-site-packages"
                 ) from None
-            picamera2 = Picamera2()
+            try:
+                picamera2 = Picamera2()
+            except (IndexError, RuntimeError) as exc:  # no camera attached or in use
+                raise CameraError(f"the Pi camera could not be opened: {exc}; is the ribbon "
+                                  "cable seated and no other program using it?") from None
         self._cam = picamera2
-        # "RGB888" in picamera2 is stored B, G, R per pixel: exactly what OpenCV expects.
-        config = self._cam.create_preview_configuration(
-            main={"size": tuple(size), "format": "RGB888"}, buffer_count=4
+        mode = pick_sensor_mode(getattr(self._cam, "sensor_modes", None) or [], fps)
+        if size is None:
+            size = fit_width(tuple(mode["size"]), MAIN_WIDTH_MAX) if mode else (1280, 960)
+        main = fit_width(tuple(size), MAIN_WIDTH_MAX)
+        self.size = main
+        self.lores_size = fit_width(main, LORES_WIDTH)
+        self.fps = fps
+        frame_us = int(1_000_000 / fps)
+        config = self._cam.create_video_configuration(
+            # "RGB888" in picamera2 is stored B, G, R per pixel: exactly what OpenCV expects.
+            main={"size": main, "format": "RGB888"},
+            # YUV420 is the lores format every Pi model can produce.
+            lores={"size": self.lores_size, "format": "YUV420"},
+            raw={"size": tuple(mode["size"])} if mode else {},
+            buffer_count=3,
+            controls={"FrameDurationLimits": (frame_us, frame_us)},
         )
         self._cam.configure(config)
+        self.exposure = ExposureLock(max_exposure_us)
         self._cam.start()
+        self.remeasure()
+
+    def remeasure(self) -> None:
+        """Switch automatic exposure and white balance on; lock them again once settled."""
+        self._cam.set_controls({"AeEnable": True, "AwbEnable": True})
+        self.exposure.restart()
 
     def read(self) -> Frame | None:
-        """Capture one frame and copy it out before the buffer goes back to the camera."""
+        """Capture one frame (both streams) and copy it out before the buffer goes back."""
         with self._cam.captured_request() as request:
             image = np.array(request.make_array("main"), copy=True)
-        return Frame(check_frame(image), time.monotonic(), "picamera")
+            yuv = request.make_array("lores")
+            metadata = request.get_metadata()
+        # cvtColor writes a new array: nothing of the camera's buffer is kept.
+        lores = self._cv2.cvtColor(yuv, self._cv2.COLOR_YUV2BGR_I420)
+        if self.exposure.measuring and "ExposureTime" in metadata:
+            controls = self.exposure.feed(
+                metadata["ExposureTime"], metadata.get("AnalogueGain", 1.0),
+                tuple(metadata.get("ColourGains", (1.0, 1.0))),
+            )
+            if controls is not None:
+                self._cam.set_controls(controls)
+        return Frame(check_frame(image), time.monotonic(), "picamera", lores)
 
     def close(self) -> None:
         """Stop and release the camera."""
@@ -258,11 +426,15 @@ class PiCameraSource:
         self._cam.close()
 
 
-def open_source(spec: str, size: tuple[int, int] = (1280, 960), fps: float = 0.0) -> FrameSource:
+def open_source(
+    spec: str, size: tuple[int, int] = (1280, 960), fps: float = 0.0, *,
+    max_exposure_us: int = 10000,
+) -> FrameSource:
     """Open the source a settings string names: ``picamera``, ``usb:N`` or ``replay:DIR``
-    (``replay:DIR?fps=15`` paces the replay; a sequence folder plays at its own rate)."""
+    (``replay:DIR?fps=15`` paces the replay; a sequence folder plays at its own rate).
+    The Pi camera picks its own main size from the sensor modes (at ``fps`` or 15)."""
     if spec == "picamera":
-        return PiCameraSource(size)
+        return PiCameraSource(fps=fps or 15.0, max_exposure_us=max_exposure_us)
     if spec.startswith("usb:") and spec[4:].isdigit():
         return OpenCVSource(int(spec[4:]), size)
     if spec.startswith("replay:"):

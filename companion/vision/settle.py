@@ -98,10 +98,16 @@ class SettleDetector:
         diff = cv2.absdiff(a, b).max(axis=2)
         return float(np.count_nonzero(diff > self.change_level)) / diff.size
 
-    def update(self, frame: np.ndarray, now: float) -> SettleEvent | None:
-        """Take the next frame (timestamp ``now`` in seconds); return an event on a change."""
+    def update(
+        self, frame: np.ndarray, now: float, size: tuple[int, int] | None = None
+    ) -> SettleEvent | None:
+        """Take the next frame (timestamp ``now`` in seconds); return an event on a change.
+
+        ``frame`` may be a small copy of the camera's picture (the Pi's lores stream):
+        ``size`` then gives the full picture's (width, height), which the readings use.
+        """
         small = self._small(frame)
-        size = (frame.shape[1], frame.shape[0])
+        size = size or (frame.shape[1], frame.shape[0])
         if self.frame_size is not None and size != self.frame_size:
             self.reset()  # another camera mode: nothing from before compares
         self.frame_size = size

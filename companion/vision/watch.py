@@ -84,12 +84,21 @@ class ThrowWatcher:
         """The settle state: moving, at rest, blocked or covered."""
         return self.settle.state
 
-    def update(self, frame: np.ndarray, now: float) -> WatchEvent | None:
-        """Take the next frame; return an event when something happened."""
+    def update(
+        self, frame: np.ndarray, now: float, lores: np.ndarray | None = None
+    ) -> WatchEvent | None:
+        """Take the next frame; return an event when something happened.
+
+        ``lores``, a small copy of the same moment, is what settle detection looks at
+        when given (the Pi camera's second stream): cheaper than shrinking ``frame``.
+        """
         size = (frame.shape[1], frame.shape[0]) if frame.ndim >= 2 else None
         if self.settle.frame_size is not None and size != self.settle.frame_size:
             self.reset()
-        event = self.settle.update(frame, now)
+        if lores is None:
+            event = self.settle.update(frame, now)
+        else:
+            event = self.settle.update(lores, now, size=size)
         if self.settle.still_since != now:
             self._still.append(frame)
         else:  # something moved: the frames before are another picture

@@ -64,9 +64,9 @@ def create_app(
     security.init_app(app)
     _register_error_handlers(app)
 
-    from companion.web import camera, export, games, live, rockthebock, schocken, wacken
+    from companion.web import camera, export, games, live, rockthebock, schocken, status, wacken
 
-    for module in (games, live, camera, export, schocken, rockthebock, wacken):
+    for module in (games, live, camera, export, schocken, rockthebock, wacken, status):
         app.register_blueprint(module.bp)
     live.init_app(app)
     return app

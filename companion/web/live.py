@@ -141,9 +141,10 @@ def events() -> Response:
                 notice_game = notice.get("game_id")
                 if game_id is not None and notice_game not in (game_id, None):
                     continue
-                # Only game versions become the resume point; a picture's counter is not one.
+                # Only game versions become the resume point; a picture's or press's counter is not.
                 event_id = (f"{notice_game}:{notice.get('version')}"
-                            if notice_game is not None and notice.get("kind") != "picture"
+                            if notice_game is not None
+                            and notice.get("kind") not in ("picture", "button")
                             else None)
                 yield sse_frame(notice, event_id=event_id)
                 last_write = time.monotonic()

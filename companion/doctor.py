@@ -1,0 +1,308 @@
+"""The pre-flight check: one line per check, ok / warn / fail, and what to do about it.
+
+``companion doctor`` runs these before an evening (the install script runs it too); the
+dashboard's status page shows :func:`live_checks`, the same checks taken from the running
+companion (its camera is busy then, so the frames it counted stand in for a test read).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import sqlite3
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from companion.config import Settings
+
+OK, WARN, FAIL = "ok", "warn", "fail"
+ROOT = Path(__file__).resolve().parents[1]
+MODELS = ("pipspot.onnx", "pipnet.onnx")
+FREE_WARN_MB, FREE_FAIL_MB = 500, 50
+
+
+@dataclass(frozen=True)
+class Check:
+    """One check's result; ``fix`` says what to do when it is not ok."""
+
+    name: str
+    level: str
+    detail: str
+    fix: str = ""
+
+    def line(self) -> str:
+        """``ok    camera: ...`` and, when not ok, the fix after an arrow."""
+        text = f"{self.level:<5} {self.name}: {self.detail}"
+        return text + (f"\n      -> {self.fix}" if self.fix and self.level != OK else "")
+
+    def to_dict(self) -> dict[str, str]:
+        """For the status page."""
+        return asdict(self)
+
+
+def versions() -> Check:
+    """Python, OpenCV and numpy as the runtime sees them."""
+    import numpy
+
+    try:
+        import cv2
+    except ImportError:
+        return Check("versions", FAIL, f"Python {sys.version.split()[0]}, no OpenCV",
+                     "sudo apt install python3-opencv (venv made with --system-site-packages)")
+    return Check("versions", OK, f"Python {sys.version.split()[0]}, OpenCV {cv2.__version__}, "
+                 f"numpy {numpy.__version__}")
+
+
+def data_dir(settings: Settings) -> Check:
+    """The data folder exists, is writable and has room."""
+    folder = settings.data_dir
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / f".doctor-{os.getpid()}"
+        probe.write_bytes(b"ok")
+        probe.unlink()
+    except OSError as exc:
+        return Check("data dir", FAIL, f"{folder} is not writable ({exc.strerror})",
+                     f"sudo install -d -o companion {folder}")
+    free_mb = shutil.disk_usage(folder).free // 2**20
+    if free_mb < FREE_FAIL_MB:
+        return Check("data dir", FAIL, f"{folder}: only {free_mb} MB free",
+                     "free space on the SD card (old photos, journalctl --vacuum-size=50M)")
+    level = WARN if free_mb < FREE_WARN_MB else OK
+    return Check("data dir", level, f"{folder} writable, {free_mb} MB free",
+                 "free space on the SD card soon")
+
+
+def database(settings: Settings) -> Check:
+    """SQLite's own integrity check of the event log (read-only)."""
+    path = settings.database
+    if not path.exists():
+        return Check("database", OK, f"{path} not created yet (made at the first start)")
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
+        try:
+            result = db.execute("PRAGMA integrity_check").fetchone()[0]
+        finally:
+            db.close()
+    except sqlite3.Error as exc:
+        return Check("database", FAIL, f"{path} cannot be read: {exc}",
+                     "restore the file from a backup; companion export writes each game")
+    if result != "ok":
+        return Check("database", FAIL, f"{path}: {result}",
+                     "copy the file away and restore a backup")
+    return Check("database", OK, f"{path} integrity ok")
+
+
+def models(root: Path = ROOT) -> Check:
+    """The learned models; without them the classical finder reads (slower, less sure)."""
+    missing = [name for name in MODELS if not (root / "models" / name).is_file()]
+    if missing:
+        return Check("models", WARN, f"missing {', '.join(missing)} in {root / 'models'}",
+                     "git lfs pull (or copy models/ from the repository)")
+    return Check("models", OK, ", ".join(MODELS))
+
+
+def calibration(settings: Settings, frame_size: tuple[int, int] | None) -> Check:
+    """The tray profile is set, loads, and was made for the camera's picture shape."""
+    from companion.vision.tray import TrayProfile
+
+    if settings.calibration is None:
+        return Check("calibration", WARN, "no calibration set: the whole picture is the tray",
+                     "companion calibrate tray frame.jpg --out calibration/pub.json, "
+                     "then set calibration in the config")
+    try:
+        profile = TrayProfile.load(settings.calibration)
+    except (OSError, ValueError) as exc:
+        return Check("calibration", FAIL, f"{settings.calibration}: {exc}",
+                     "make it again with companion calibrate tray")
+    w, h = profile.frame_size
+    if frame_size is not None and abs(w / h - frame_size[0] / frame_size[1]) > 0.02:
+        return Check("calibration", FAIL,
+                     f"made for {w}x{h}, the camera gives {frame_size[0]}x{frame_size[1]}",
+                     "calibrate again with a frame from this camera")
+    return Check("calibration", OK, f"{settings.calibration} ({w}x{h})")
+
+
+def camera(settings: Settings, open_source: Callable[..., Any], seconds: float = 2.0,
+           clock: Callable[[], float] = time.monotonic) -> tuple[Check, list[Any]]:
+    """Open the camera and read frames for ``seconds``; the frames go to :func:`reading`."""
+    from companion.hardware.camera import CameraError
+
+    if settings.camera == "none":
+        return Check("camera", WARN, "no camera configured", "set camera in the config"), []
+    frames: list[Any] = []
+    try:
+        source = open_source(settings.camera)
+    except CameraError as exc:
+        return Check("camera", FAIL, str(exc), "sudo systemctl stop dice-companion if it "
+                     "is running; check the cable; libcamera-hello --list-cameras"), []
+    start = clock()
+    try:
+        while clock() - start < seconds:
+            frame = source.read()
+            if frame is None:
+                break
+            frames.append(frame)
+    except CameraError as exc:
+        return Check("camera", FAIL, f"opened, then: {exc}", "check the cable and power"), frames
+    finally:
+        source.close()
+    if not frames:
+        return Check("camera", FAIL, "opened but delivered no frame", "check the cable"), frames
+    took = max(clock() - start, 1e-6)
+    h, w = frames[0].image.shape[:2]
+    fps = len(frames) / took
+    lores = "" if getattr(frames[0], "lores", None) is None else \
+        f", lores {frames[0].lores.shape[1]}x{frames[0].lores.shape[0]}"
+    level = WARN if fps < 8 and not settings.camera.startswith("replay:") else OK
+    return Check("camera", level, f"{settings.camera}: {w}x{h}{lores}, {fps:.1f} fps "
+                 f"({len(frames)} frames)", "a slow camera: lower the resolution or the light "
+                 "is too dim"), frames
+
+
+def reading(settings: Settings, frames: list[Any]) -> Check:
+    """Settle detection on every frame and the recogniser on the last, with timings."""
+    if not frames:
+        return Check("reading", WARN, "no frames to read", "see the camera check")
+    from companion.app import default_recognizers, default_settle
+
+    settle = default_settle(settings)
+    start = time.perf_counter()
+    for frame in frames:
+        lores = getattr(frame, "lores", None)
+        size = (frame.image.shape[1], frame.image.shape[0])
+        settle.update(frame.image if lores is None else lores, frame.timestamp, size=size)
+    settle_ms = (time.perf_counter() - start) * 1000 / len(frames)
+    recognizer = default_recognizers(settings)["schocken"]
+    start = time.perf_counter()
+    result = recognizer.read(frames[-1].image)
+    read_ms = (time.perf_counter() - start) * 1000
+    values = [d.value for d in result.dice]
+    return Check("reading", OK, f"settle {settle_ms:.1f} ms/frame ({settle.state}), "
+                 f"read {read_ms:.0f} ms: {len(values)} dice {values}")
+
+
+def button(settings: Settings, pin_factory: Any = None, press_seconds: float = 0.0,
+           say: Callable[[str], None] = print) -> Check:
+    """The button pin can be claimed; with ``press_seconds`` a person presses it."""
+    if settings.button_pin is None:
+        return Check("button", WARN, "no button_pin set: record throws on the phone",
+                     "wire a button to a GPIO pin and set button_pin")
+    try:
+        from gpiozero import Button
+
+        device = Button(settings.button_pin, pull_up=True, pin_factory=pin_factory)
+    except Exception as exc:  # gpiozero's own kinds: BadPinFactory, GPIOPinInUse…
+        return Check("button", FAIL, f"GPIO {settings.button_pin}: {type(exc).__name__}: {exc}",
+                     "sudo apt install python3-lgpio; the user needs the gpio group; "
+                     "stop dice-companion while testing")
+    try:
+        if press_seconds <= 0:
+            return Check("button", OK, f"GPIO {settings.button_pin} usable (not pressed)")
+        say(f"press the button now (GPIO {settings.button_pin}, {press_seconds:g} s) ...")
+        if device.wait_for_press(timeout=press_seconds):
+            return Check("button", OK, f"GPIO {settings.button_pin} pressed")
+        return Check("button", FAIL, f"GPIO {settings.button_pin}: no press in "
+                     f"{press_seconds:g} s", "check the wiring: button between the pin and GND")
+    finally:
+        device.close()
+
+
+def feedback(settings: Settings, pin_factory: Any = None) -> Check:
+    """The LED / RGB LED / buzzer pins can be claimed (and show one green flash)."""
+    if settings.led_pin is None and settings.rgb_pins is None and settings.buzzer_pin is None:
+        return Check("feedback", OK, "no LED or buzzer configured (optional)")
+    from companion.hardware.feedback import RECORDED, Feedback
+
+    try:
+        parts = Feedback(led_pin=settings.led_pin, rgb_pins=settings.rgb_pins,
+                         buzzer_pin=settings.buzzer_pin, pin_factory=pin_factory)
+    except Exception as exc:
+        return Check("feedback", FAIL, f"{type(exc).__name__}: {exc}",
+                     "check led_pin / rgb_pins / buzzer_pin and the gpio group")
+    parts.signal(RECORDED)
+    time.sleep(0.5)
+    parts.close()
+    return Check("feedback", OK, f"{', '.join(parts.parts)} usable (flashed once)")
+
+
+def clock() -> Check:
+    """Whether the system clock was set from the network (a Pi has no clock of its own)."""
+    if clock_synced():
+        return Check("clock", OK, "synchronised")
+    return Check("clock", WARN, "not synchronised yet: entries stay in order, but their "
+                 "times may be wrong until it is", "connect the Pi to a network with internet once")
+
+
+def clock_synced(marker: Path = Path("/run/systemd/timesync/synchronized")) -> bool:
+    """systemd-timesyncd touches ``marker`` once the clock was set from the network."""
+    return marker.exists()
+
+
+def addresses(settings: Settings) -> Check:
+    """The dashboard address phones can use."""
+    if settings.host in ("127.0.0.1", "localhost", "::1"):
+        return Check("address", WARN, f"http://{settings.host}:{settings.port}/ only on this "
+                     "machine", 'set host = "0.0.0.0" so phones can join')
+    ips = set()
+    try:
+        for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
+            ips.add(str(info[4][0]))
+    except OSError:
+        pass
+    ips.discard("127.0.1.1")
+    hosts = sorted(ips - {"127.0.0.1"}) or [socket.gethostname()]
+    if settings.host not in ("0.0.0.0", "::"):
+        hosts = [settings.host]
+    urls = ", ".join(f"http://{h}:{settings.port}/" for h in hosts)
+    return Check("address", OK, urls)
+
+
+def run_checks(settings: Settings, open_source: Callable[..., Any], *, pin_factory: Any = None,
+               press_seconds: float = 0.0, camera_seconds: float = 2.0,
+               say: Callable[[str], None] = print) -> list[Check]:
+    """Every check, in the order a person would fix things."""
+    checks = [versions(), data_dir(settings), database(settings), models()]
+    cam, frames = camera(settings, open_source, camera_seconds)
+    size = None if not frames else (frames[0].image.shape[1], frames[0].image.shape[0])
+    checks += [cam, calibration(settings, size), reading(settings, frames)]
+    checks += [button(settings, pin_factory, press_seconds, say), feedback(settings, pin_factory)]
+    checks += [clock(), addresses(settings)]
+    return checks
+
+
+def live_checks(settings: Settings, companion: Any, button_ok: bool | None,
+                feedback_parts: tuple[str, ...] | None) -> list[Check]:
+    """The checks for the status page, from the running companion (no test reads)."""
+    checks = [versions(), data_dir(settings), database(settings), models()]
+    if settings.camera == "none":
+        checks.append(Check("camera", WARN, "no camera configured", "set camera in the config"))
+    elif companion.camera_up:
+        checks.append(Check("camera", OK, f"{settings.camera}: {companion.frames} frames, "
+                            f"{companion.bad_frames} skipped"))
+    else:
+        checks.append(Check("camera", FAIL, f"{settings.camera} is not delivering frames",
+                            "check the cable; the companion retries every 5 s"))
+    size = companion.watcher.settle.frame_size if companion is not None else None
+    checks.append(calibration(settings, size))
+    if settings.button_pin is None:
+        checks.append(Check("button", WARN, "no button_pin set", "set button_pin"))
+    elif button_ok:
+        checks.append(Check("button", OK, f"GPIO {settings.button_pin} in use by the companion"))
+    else:
+        checks.append(Check("button", FAIL, f"GPIO {settings.button_pin} could not be opened",
+                            "see the notice on every page; companion doctor tells more"))
+    if feedback_parts is None:
+        checks.append(Check("feedback", OK, "no LED or buzzer configured (optional)"))
+    elif feedback_parts:
+        checks.append(Check("feedback", OK, ", ".join(feedback_parts)))
+    else:
+        checks.append(Check("feedback", FAIL, "the LED / buzzer pins could not be opened",
+                            "companion doctor tells more"))
+    checks += [clock(), addresses(settings)]
+    return checks

@@ -1,0 +1,113 @@
+"""The pre-flight check: one line per check, a fix for each problem, exit 1 on a failure."""
+
+import sqlite3
+import threading
+from dataclasses import replace
+
+import cv2
+import numpy as np
+import pytest
+from gpiozero.pins.mock import MockFactory
+
+from companion import doctor
+from companion.cli import main
+from companion.config import Settings
+from companion.hardware.camera import open_source
+
+
+@pytest.fixture
+def factory():
+    f = MockFactory()
+    yield f
+    f.close()
+
+
+def frames_folder(tmp_path, count=6, size=(640, 480)):
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    for i in range(count):
+        cv2.imwrite(str(folder / f"{i:03d}.png"), np.full((size[1], size[0], 3), 100, np.uint8))
+    return folder
+
+
+def test_every_check_passes_with_a_replay_camera_and_mock_pins(tmp_path, factory):
+    settings = Settings(data_dir=tmp_path / "data", camera=f"replay:{frames_folder(tmp_path)}",
+                        button_pin=17, rgb_pins=(5, 6, 13), buzzer_pin=19)
+    pressed = []
+
+    def say(text):  # the person presses when asked
+        pressed.append(text)
+        threading.Timer(0.1, lambda: factory.pin(17).drive_low()).start()
+
+    checks = {c.name: c for c in doctor.run_checks(settings, open_source, pin_factory=factory,
+                                                   press_seconds=3, say=say)}
+    assert checks["camera"].level == "ok" and "640x480" in checks["camera"].detail
+    assert checks["reading"].level == "ok" and "ms/frame" in checks["reading"].detail
+    assert checks["button"].detail == "GPIO 17 pressed" and "press the button now" in pressed[0]
+    assert checks["feedback"].level == "ok" and "rgb, buzzer" in checks["feedback"].detail
+    assert checks["data dir"].level == "ok" and checks["database"].level == "ok"
+
+
+def test_a_button_not_pressed_in_time_fails_with_the_wiring_fix(tmp_path, factory):
+    check = doctor.button(Settings(button_pin=17), factory, 0.2, say=lambda _: None)
+    assert check.level == "fail" and "between the pin and GND" in check.fix
+
+
+def test_a_calibration_for_another_frame_shape_fails(tmp_path):
+    from companion.vision.tray import TrayProfile
+
+    path = tmp_path / "tray.json"
+    TrayProfile((640, 480), ((10, 10), (600, 10), (600, 460), (10, 460)), None,
+                (100, 100, 100)).save(path)
+    settings = Settings(calibration=path)
+    assert doctor.calibration(settings, (640, 480)).level == "ok"
+    bad = doctor.calibration(settings, (1920, 1080))
+    assert bad.level == "fail" and "1920x1080" in bad.detail and "calibrate again" in bad.fix
+
+
+def test_a_damaged_database_fails(tmp_path):
+    settings = Settings(data_dir=tmp_path)
+    settings.database.write_bytes(b"not a database at all" * 100)
+    check = doctor.database(settings)
+    assert check.level == "fail" and "restore" in check.fix
+    settings.database.unlink()
+    sqlite3.connect(settings.database).execute("CREATE TABLE t (x)").connection.close()
+    assert doctor.database(settings).level == "ok"
+
+
+def test_an_unwritable_data_dir_fails_naming_the_folder(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    check = doctor.data_dir(Settings(data_dir=blocker / "data"))
+    assert check.level == "fail" and str(blocker / "data") in check.detail
+
+
+def test_models_missing_is_a_warning(tmp_path):
+    assert doctor.models(tmp_path).level == "warn"
+
+
+def test_a_camera_that_cannot_open_fails_and_the_command_exits_1(tmp_path, capsys,
+                                                                monkeypatch):
+    config = tmp_path / "c.toml"
+    config.write_text(f'data_dir = "{tmp_path / "data"}"\ncamera = "replay:{tmp_path}/none"\n')
+    monkeypatch.delenv("COMPANION_CONFIG", raising=False)
+    assert main(["--config", str(config), "doctor", "--camera-seconds", "0.2"]) == 1
+    out = capsys.readouterr().out
+    assert "fail  camera:" in out and "-> " in out and "checks: 1 failed" in out
+
+
+def test_live_checks_use_the_running_companion(tmp_path):
+    class Running:
+        camera_up, frames, bad_frames = True, 120, 1
+
+        class watcher:  # noqa: N801 - mirrors the attribute path
+            class settle:  # noqa: N801
+                frame_size = None
+
+    settings = replace(Settings(data_dir=tmp_path), camera="picamera", button_pin=17)
+    checks = {c.name: c for c in doctor.live_checks(settings, Running(), True, ("rgb",))}
+    assert checks["camera"].level == "ok" and "120 frames" in checks["camera"].detail
+    assert checks["button"].level == "ok" and checks["feedback"].detail == "rgb"
+    Running.camera_up = False
+    down = {c.name: c for c in doctor.live_checks(settings, Running(), False, ())}
+    assert down["camera"].level == down["button"].level == down["feedback"].level == "fail"
