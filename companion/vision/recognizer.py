@@ -21,9 +21,9 @@ from companion.vision.types import Die, DieRegion, Reading
 # 1,051 of tray-a's 1,063 dice against 1,056 (the net drops what is not a die).
 PIP_WORK_SIDE = 320
 # Where the net is unsure (below its ``sure``) it looks again at this many views of the
-# die (quarter turns); where it is still unsure the pips are counted. On the hold-out
-# photos 8 views (turned and mirrored) read 3 more of 512 dice right than 4, but every
-# unsure die then costs eight more passes of the net instead of four.
+# die (quarter turns) and averages. On the odd-index photos 8 views (turned and mirrored)
+# read 3 more of 512 dice right than 4, but every unsure die then costs eight more passes
+# of the net instead of four.
 LOOK_AGAIN_VIEWS = 4
 # The spotter's working scale in the straightened view: a ``CANON_DIE`` die comes out 19.5
 # working pixels, the middle of the sizes it was trained on (11-26). At 0.5 (15 pixels, as
@@ -50,8 +50,11 @@ SIZE_EVERY = 10
 class PipRecognizer:
     """Reads pip dice from frames; set up once per camera and profile, then called per frame.
 
-    With a ``TrayProfile`` the search is limited to the tray and starts from the known die
-    size; without one the whole frame is searched and the die size estimated per frame.
+    Every frame is read in a top-down view at the nets' scale (``view``, ``rectify.py``):
+    with a ``TrayProfile`` of four corners the tray polygon straightened (nothing outside
+    the tray is looked at), without one the whole frame scaled; the dice are found and
+    read there and their regions mapped back to frame pixels. The die size that sets the
+    scale is measured by the spotter (``die_size``).
     ``finder`` says where the dice come from: ``"spotter"`` the learned pip spotter
     (``spotter``, or ``models/pipspot.onnx``), which must then exist; ``"classic"`` the
     classical finder (``detect.py``); ``"auto"`` the spotter when its model file is
@@ -60,9 +63,10 @@ class PipRecognizer:
     0.959, 1 extra die vs 4, both nets trained on the other half; ``models/pipnet.json``)
     and on hard renders (0.983 vs 0.775, the previous spotter; ``models/pipspot.json``),
     in less time.
-    The found regions are read by the pip net (``pipnet.py``, ``models/pipnet.onnx``),
-    with the pips counted (``pips.py``) where the net is unsure; without the model file,
-    or with ``count_pips=True``, every region's pips are counted.
+    The found regions are read by the pip net (``pipnet.py``, ``models/pipnet.onnx``);
+    a die it is not sure enough of is flagged uncertain (``FLAG_BELOW``) unless the pip
+    counter (``pips.py``) confirms it. Without the model file, or with
+    ``count_pips=True``, every region's pips are counted.
     """
 
     def __init__(
@@ -129,8 +133,8 @@ class PipRecognizer:
         ``SIZE_FRAMES`` frames with dice and on every ``SIZE_EVERY``-th frame after, and
         the median of the last ``SIZE_FRAMES`` measures is used: a set-up's dice keep
         their size, one die seen askew should not set the scale, and a camera moved
-        during the evening is followed. A calibrated size is not used for this: it is the
-        classical finder's outline at calibration time, up to 25 % off on whole frames.
+        during the evening is followed. Until the spotter has measured a size, the
+        profile's is used (``companion calibrate tray`` measures it the same way).
         """
         h, w = frame.shape[:2]
         seen = self._die_sizes.setdefault((w, h), [])
