@@ -111,14 +111,16 @@ class Setup:
         players = tuple(self.players)
         object.__setattr__(self, "players", players)
         if len(players) < MIN_PLAYERS:
-            raise ParseError(f"Schocken needs at least {MIN_PLAYERS} players, got {len(players)}")
+            raise ParseError(f"Schocken needs at least {MIN_PLAYERS} players, got {len(players)}",
+                             key="min_players", n=MIN_PLAYERS)
         for name in players:
             if not isinstance(name, str) or not name.strip() or name != name.strip():
                 raise ParseError(
                     f"player names must be non-empty text without outer spaces, not {name!r}"
                 )
         if len(set(players)) != len(players):
-            raise ParseError(f"player names must differ; got {', '.join(players)}")
+            raise ParseError(f"player names must differ; got {', '.join(players)}",
+                             key="names_differ")
         if self.starter not in players:
             raise ParseError(
                 f"the starter {self.starter!r} is not one of the players: {', '.join(players)}"
@@ -479,37 +481,45 @@ def _times(n: int) -> str:
 def _check_can_throw(state: State, player: str) -> None:
     if state.game_loser is not None:
         raise IllegalAction(
-            f"the game is over ({state.game_loser} lost); start a new game to play on"
+            f"the game is over ({state.game_loser} lost); start a new game to play on",
+            key="game_over", loser=state.game_loser,
         )
     if player not in state.setup.players:
         raise IllegalAction(
-            f"{player!r} is not playing; players: {', '.join(state.setup.players)}"
+            f"{player!r} is not playing; players: {', '.join(state.setup.players)}",
+            key="not_playing", player=player, players=", ".join(state.setup.players),
         )
     reveal = state.awaiting_reveal
     if reveal is not None:
         raise IllegalAction(
-            f"everyone has thrown; {reveal} must reveal the hidden third throw first"
+            f"everyone has thrown; {reveal} must reveal the hidden third throw first",
+            key="reveal_first", player=reveal,
         )
     expected = state.to_throw
     if player == expected:
         return
     if player not in state.half_players:
         where = "the Finale" if state.part == FINALE else f"half {state.part}"
-        raise IllegalAction(f"{player} is not playing in {where}; it is {expected}'s turn")
+        raise IllegalAction(f"{player} is not playing in {where}; it is {expected}'s turn",
+                            key="not_in_part", player=player, expected=expected)
     if player not in state.turn_order:
         raise IllegalAction(
-            f"{player} has no Deckel and is out of this half; it is {expected}'s turn"
+            f"{player} has no Deckel and is out of this half; it is {expected}'s turn",
+            key="out_of_half", player=player, expected=expected,
         )
     if any(e.player == player for e in state.entries):
-        raise IllegalAction(f"{player} has already thrown this round; it is {expected}'s turn")
-    raise IllegalAction(f"it is {expected}'s turn, not {player}'s")
+        raise IllegalAction(f"{player} has already thrown this round; it is {expected}'s turn",
+                            key="thrown_already", player=player, expected=expected)
+    raise IllegalAction(f"it is {expected}'s turn, not {player}'s", key="not_your_turn",
+                        player=player, expected=expected)
 
 
 def _check_dice(state: State, player: str, throws: int, throw: Throw, turned: int) -> None:
     if throws == 1 and not throw.hand:
         raise IllegalAction(
             f"{player} used 1 throw, so all three dice came from the hand: mark it as a "
-            f"hand throw ({Throw(throw.dice, hand=True)})"
+            f"hand throw ({Throw(throw.dice, hand=True)})",
+            key="one_throw_is_hand", player=player,
         )
     if turned not in (0, 1, 2) or isinstance(turned, bool):
         raise IllegalAction(
@@ -519,21 +529,25 @@ def _check_dice(state: State, player: str, throws: int, throw: Throw, turned: in
         return
     if not state.rules.turn_sixes:
         raise IllegalAction(
-            f"{player} turned sixes into 1s, but that is not allowed (rule turn_sixes=false)"
+            f"{player} turned sixes into 1s, but that is not allowed (rule turn_sixes=false)",
+            key="turn_sixes_off", player=player,
         )
     if throws < 2:
         raise IllegalAction(
             f"{player} turned sixes into 1s but used only 1 throw: sixes may only be turned "
-            "while a throw remains"
+            "while a throw remains",
+            key="turn_needs_throw", player=player,
         )
     if throw.hand:
         raise IllegalAction(
             f"{player} turned sixes into 1s, so the throw cannot be from the hand: a turned "
-            "die is kept aside"
+            "die is kept aside",
+            key="turned_not_hand", player=player,
         )
     if turned > throw.ones:
         raise IllegalAction(
-            f"{player} turned {turned} dice into 1s but the throw {throw} shows {throw.ones}"
+            f"{player} turned {turned} dice into 1s but the throw {throw} shows {throw.ones}",
+            key="turned_too_many", player=player, n=turned, ones=throw.ones,
         )
 
 
@@ -547,13 +561,15 @@ def _validate(state: State, event: Event) -> None:
         if limit is not None and event.throws > limit:
             raise IllegalAction(
                 f"{event.player} may throw at most {_times(limit)} this round: "
-                f"{state.entries[0].player}, who started, used {limit}"
+                f"{state.entries[0].player}, who started, used {limit}",
+                key="throw_limit", player=event.player, n=limit, starter=state.entries[0].player,
             )
         if event.throw is None:
             if state.entries or event.throws != 3:
                 raise IllegalAction(
                     "only the round's first player keeps a throw hidden, and only a third "
-                    f"throw; record {event.player}'s dice"
+                    f"throw; record {event.player}'s dice",
+                    key="hidden_only_first", player=event.player,
                 )
             if event.turned:
                 raise IllegalAction("a hidden throw has no dice yet; give turned with reveal")
@@ -562,20 +578,24 @@ def _validate(state: State, event: Event) -> None:
     elif isinstance(event, ThrowRevealed):
         if state.game_loser is not None:
             raise IllegalAction(
-                f"the game is over ({state.game_loser} lost); there is nothing to reveal"
+                f"the game is over ({state.game_loser} lost); there is nothing to reveal",
+                key="game_over", loser=state.game_loser,
             )
         waiting = state.awaiting_reveal
         if waiting is None:
             hidden = state.entries[0].player if state.entries and state.entries[0].throw is None \
                 else None
             if hidden is None:
-                raise IllegalAction("no hidden throw is waiting to be revealed")
+                raise IllegalAction("no hidden throw is waiting to be revealed",
+                                    key="nothing_hidden")
             raise IllegalAction(
                 f"{hidden}'s hidden throw is revealed when the round ends; "
-                f"it is {state.to_throw}'s turn"
+                f"it is {state.to_throw}'s turn",
+                key="reveal_later", player=hidden, expected=state.to_throw,
             )
         if event.player != waiting:
-            raise IllegalAction(f"only {waiting} has a hidden throw to reveal, not {event.player}")
+            raise IllegalAction(f"only {waiting} has a hidden throw to reveal, not {event.player}",
+                                key="reveal_other", player=event.player, expected=waiting)
         _check_dice(state, event.player, 3, event.throw, event.turned)
     else:
         raise IllegalAction(f"not a Schocken event: {event!r}")

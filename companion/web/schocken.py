@@ -47,7 +47,8 @@ def _int_field(name: str, low: int, high: int) -> int:
     try:
         return whole_number(raw, name, low, high)
     except ParseError:
-        raise ParseError(i18n._("error_field_number", field=name, low=low, high=high)) from None
+        raise i18n.refuse("error_field_number", field=i18n._(f"field_{name.rstrip('123')}"),
+                          low=low, high=high) from None
 
 
 def _flag(name: str) -> bool:
@@ -62,7 +63,7 @@ def throw(game_id: int) -> Any:
     revealing = view.get("awaiting_reveal")
     player = revealing or view.get("to_throw")
     if player is None:
-        raise ParseError(i18n._("error_game_over"))
+        raise i18n.refuse("error_game_over")
     if not revealing and _flag("hidden"):
         action: dict[str, Any] = {"action": "throw", "player": player,
                                   "throws": _int_field("throws", 1, 3), "hidden": True}

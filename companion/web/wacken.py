@@ -36,13 +36,13 @@ def _number(name: str, label: str) -> int:
     try:
         return whole_number(raw, label, 0, 99)
     except ParseError:
-        raise ParseError(i18n._("error_whole_number", field=label, value=raw[:20])) from None
+        raise i18n.refuse("error_whole_number", field=label, value=raw[:20]) from None
 
 
 def _abrocken_action(players: list[str]) -> dict[str, Any]:
     band = request.form.get("band", "").strip()
     if not band:
-        raise ParseError(i18n._("error_band"))
+        raise i18n.refuse("error_band")
     participants = []
     for seat, player in enumerate(players):
         if request.form.get(f"join_{seat}") not in ("1", "on", "true"):

@@ -104,22 +104,23 @@ def test_a_guest_cannot_start_a_game_while_one_runs(client, table):
     assert "Schreiber" in response.get_data(as_text=True)
     assert [g["id"] for g in table.list_games()] == [running]
     unlock(client, running)
-    assert new_game_form(client, game="schocken", name_0="C", name_1="D").status_code == 302
+    assert new_game_form(client, game="schocken", name_0="C", name_1="D",
+                         activate="1").status_code == 302
     assert table.active_game_id() != running  # its scorekeeper starts the next game
 
 
 @pytest.mark.parametrize(
     "fields, message",
     [
-        ({"game": "schocken", "name_0": "Anna"}, "at least 2 players"),
-        ({"game": "schocken", "name_0": "Anna", "name_1": "Anna"}, "must differ"),
+        ({"game": "schocken", "name_0": "Anna"}, "mindestens 2 Spieler"),
+        ({"game": "schocken", "name_0": "Anna", "name_1": "Anna"}, "anderen Namen"),
         ({"game": "rockthebock", "name_0": "R", "colour_0": "red", "name_1": "B",
-          "colour_1": "red", "youngest": "0"}, "different colour"),
+          "colour_1": "red", "youngest": "0"}, "andere Farbe"),
         ({"game": "schocken", "name_0": "A", "name_1": "B", "pin2": "1234"}, "PINs"),
         ({"game": "schocken", "name_0": "A", "name_1": "B", "pin": "12", "pin2": "12"},
-         "4 to 12 digits"),
+         "4 bis 12 Ziffern"),
         ({"game": "schocken", "name_0": "A", "name_1": "B", "rule_straights": "none"},
-         "straights"),
+         "Hausregel „Straßen“"),
     ],
 )
 def test_bad_setup_shows_the_form_again_and_stores_nothing(client, table, fields, message):
@@ -134,7 +135,7 @@ def test_bad_setup_shows_the_form_again_and_stores_nothing(client, table, fields
 def test_unknown_game_in_the_form_is_a_clear_400(client):
     response = client.get("/games/new?game=skat")
     assert response.status_code == 400
-    assert "unknown game 'skat'" in html.unescape(response.get_data(as_text=True))
+    assert "Spiel „skat“ gibt es hier nicht" in html.unescape(response.get_data(as_text=True))
 
 
 def test_index_lists_games_and_offers_resume_and_archive_to_the_scorekeeper(client, table):
@@ -178,7 +179,7 @@ def test_schocken_throw_over_the_limit_is_refused_by_the_engine(client, table):
     response = post(client, f"/games/{game}/schocken/throw",
                     data={"d1": "4", "d2": "2", "d3": "1", "throws": "2"})
     assert response.status_code == 409
-    assert "at most 1" in response.get_json()["error"]
+    assert "höchstens 1-mal" in response.get_json()["error"]
     assert table.snapshot(game)["version"] == 1
 
 
@@ -202,8 +203,8 @@ def test_rock_the_bock_roll_and_wolf_choice_through_the_forms(client, table):
     [
         ("roll", {"count_bock": "x"}, 400, "keine Zahl"),
         ("roll", {"count_bock": "11"}, 400, "keine Zahl"),
-        ("roll", {"count_bock": "3"}, 409, "10 dice left"),
-        ("choose", {"kind": "bock"}, 409, "must roll"),
+        ("roll", {"count_bock": "3"}, 409, "noch 10 Würfel"),
+        ("choose", {"kind": "bock"}, 409, "muss erst würfeln"),
     ],
 )
 def test_rock_the_bock_bad_forms_change_nothing(client, table, path, data, status, words):
@@ -257,7 +258,7 @@ def test_wacken_bad_abrocken_is_refused(client, table):
     unlock(client, game)
     three_beers = abrocken_form(beers_0="3")
     response = post(client, f"/games/{game}/wacken/abrocken", data=three_beers)
-    assert response.status_code == 409 and "1 or 2 beers" in response.get_json()["error"]
+    assert response.status_code == 409 and "1 oder 2 Biere" in response.get_json()["error"]
     response = post(client, f"/games/{game}/wacken/abrocken", data=abrocken_form(band=""))
     assert response.status_code == 400 and "Band" in response.get_json()["error"]
     assert table.snapshot(game)["version"] == 0

@@ -106,5 +106,47 @@
     update();
   }
 
+  // Correcting a roll or a choice in place, with the entry's own controls: a count per
+  // face for a roll; for a choice the kind (named in words) and, for wolves, who gets them.
+  DC.editor = function (action, save) {
+    const box = el("div", { class: "edit-rockthebock" });
+    const others = DC.snap.setup.players.map(function (p) { return p.name; })
+      .filter(function (n) { return n !== action.player; });
+    function draw() {
+      const parts = [];
+      if (action.action === "roll") {
+        action.faces = action.faces || {};
+        FACES.forEach(function (f) {
+          const change = function (d) { return function () {
+            const next = Math.max(0, (action.faces[f] || 0) + d);
+            if (next) action.faces[f] = next; else delete action.faces[f];
+            draw();
+          }; };
+          parts.push(el("div", { class: "counter" }, face(f), el("span", {}, t("face_" + f)),
+            el("span", { class: "n", "data-edit-count": f }, String(action.faces[f] || 0)),
+            el("span", { class: "row" },
+              el("button", { type: "button", class: "die-btn", "data-edit-face": f + "-", "aria-label": "−", onclick: change(-1) }, "−"),
+              el("button", { type: "button", class: "die-btn", "data-edit-face": f + "+", "aria-label": "+", onclick: change(1) }, "+"))));
+        });
+      } else {
+        FACES.forEach(function (f) {
+          parts.push(el("button", { type: "button", class: "choice" + (action.kind === f ? " selected" : ""), "data-edit-kind": f,
+            "aria-pressed": action.kind === f ? "true" : "false",
+            onclick: function () { action.kind = f; if (f !== "wolf") delete action.victim; else action.victim = action.victim || others[0]; draw(); } },
+            face(f), " ", t("face_" + f)));
+        });
+        if (action.kind === "wolf") {
+          parts.push(el("label", {}, t("rtb_wolves_go_to"), " ",
+            el("select", { id: "edit-victim", onchange: function (ev) { action.victim = ev.target.value; } },
+              others.map(function (n) { return el("option", { value: n, selected: action.victim === n }, n); }))));
+        }
+      }
+      parts.push(el("button", { type: "button", class: "primary wide", id: "edit-save", onclick: function () { save(action); } }, t("js_save")));
+      DC.put(box, parts);
+    }
+    draw();
+    return box;
+  };
+
   DC.renderers.push(render);
 })();

@@ -4,7 +4,7 @@
 (function () {
   const PIPS = ["", "⚀", "⚁", "⚂", "⚃", "⚄", "⚅"];
   const el = DC.el, t = DC.t;
-  const pick = { dice: [], throws: null, hand: false, turned: 0 };
+  const pick = { dice: [], throws: null, hand: false, turned: 0, player: null };
 
   function lids(n) {
     const row = el("div", { class: "lids", "aria-label": t("sch_deckel_n", { n: n }) });
@@ -21,7 +21,7 @@
       el("strong", {}, e.player), " ",
       el("span", { class: "dice" }, e.dice.map(function (d) { return PIPS[d]; }).join("")), " ",
       el("span", {}, classLabel(e)), hand ? el("span", { class: "hand", title: t("sch_handschock") }, " H") : null,
-      el("span", { class: "muted small" }, " · " + t("sch_throws_used", { n: e.throws }) + " · " + t("sch_sets_deckel", { n: e.deckel })));
+      el("span", { class: "muted small" }, " · " + DC.tn("sch_throws_used", e.throws) + " · " + t("sch_sets_deckel", { n: e.deckel })));
   }
 
   function classLabel(e) {
@@ -95,23 +95,32 @@
       el("p", { class: "muted small" }, keys.map(function (k) { return t("stat_short_" + k) + " = " + t("stat_" + k); }).join(" · ")), tab);
   }
 
+  // The entry panel: three dice in the order they are tapped, how many throws, from the
+  // hand or not, record. Who throws and every limit come from the engine's view.
   function renderEntry(entry, v) {
     if (v.over) { DC.put(entry, el("p", { class: "muted" }, t("game_over"))); return; }
     const revealing = !!v.awaiting_reveal;
     const player = v.awaiting_reveal || v.to_throw;
     const maxThrows = revealing ? 3 : v.throws_left;
+    if (pick.player !== player) { pick.dice = []; pick.throws = null; pick.hand = false; pick.turned = 0; pick.player = player; }
     if (pick.throws === null || pick.throws > maxThrows) pick.throws = maxThrows === 1 ? 1 : null;
-    const shown = el("div", { class: "dice", id: "picked" });
-    const send = el("button", { type: "button", class: "primary", id: "throw-send" }, t(revealing ? "sch_reveal_send" : "sch_record"));
+    if (pick.throws === 1) pick.hand = true;
+    const shown = el("div", { class: "dice picked", id: "picked" });
+    const send = el("button", { type: "button", class: "primary wide", id: "throw-send" }, t(revealing ? "sch_reveal_send" : "sch_record"));
     const hidden = (!revealing && v.throw_limit === null)
       ? el("button", { type: "button", id: "throw-hidden", onclick: function () { submit(true); } }, t("sch_hidden_send")) : null;
-    const throwButtons = revealing ? null : el("div", { class: "row" }, el("span", {}, t("sch_throws_label")),
+    const hand = el("input", { type: "checkbox", id: "hand", checked: pick.hand, disabled: pick.throws === 1,
+      onchange: function (ev) { pick.hand = ev.target.checked; } });
+    const throwButtons = revealing ? null : el("div", { class: "row throws-row", role: "group", "aria-label": t("sch_throws_label") },
+      el("span", {}, t("sch_throws_label")),
       [1, 2, 3].map(function (n) {
-        return el("button", { type: "button", class: "die-btn" + (pick.throws === n ? " selected" : ""), "data-throws": n, disabled: n > maxThrows,
-          onclick: function () { pick.throws = n; if (n === 1) pick.hand = true; renderEntry(entry, v); } }, String(n));
-      }));
-    const handBox = el("label", { class: "row" }, el("input", { type: "checkbox", id: "hand", checked: pick.hand || pick.throws === 1,
-      onchange: function (ev) { pick.hand = ev.target.checked; } }), t("sch_hand_label"));
+        return el("button", { type: "button", class: "die-btn" + (pick.throws === n ? " selected" : ""), "data-throws": n,
+          "aria-pressed": pick.throws === n ? "true" : "false", disabled: n > maxThrows,
+          // A new throw count starts the hand box afresh: one throw is always from the hand.
+          onclick: function () { pick.throws = n; pick.hand = n === 1; renderEntry(entry, v); } }, String(n));
+      }),
+      el("label", { class: "check" }, hand, t("sch_hand_label")));
+    const handRow = revealing ? el("label", { class: "check" }, hand, t("sch_hand_label")) : null;
     const turned = snapRules().turn_sixes ? el("label", {}, t("sch_turned_label"), " ",
       el("select", { id: "turned", onchange: function (ev) { pick.turned = Number(ev.target.value); } },
         [0, 1, 2].map(function (n) { return el("option", { value: n, selected: pick.turned === n }, String(n)); }))) : null;
@@ -121,17 +130,18 @@
       send.disabled = pick.dice.length !== 3 || (!revealing && pick.throws === null);
       if (hidden) hidden.disabled = pick.throws !== 3;
     }
-    const pad = el("div", { class: "row" }, [1, 2, 3, 4, 5, 6].map(function (d) {
+    const clear = el("button", { type: "button", id: "dice-clear", onclick: function () { pick.dice = []; update(); } }, t("clear"));
+    const pad = el("div", { class: "pad6" }, [1, 2, 3, 4, 5, 6].map(function (d) {
       return el("button", { type: "button", class: "die-btn", "data-die": d, "aria-label": String(d),
         onclick: function () { if (pick.dice.length < 3) { pick.dice.push(d); update(); } } }, PIPS[d]);
-    }), el("button", { type: "button", onclick: function () { pick.dice = []; update(); } }, t("clear")));
+    }));
     function submit(asHidden) {
       const data = new FormData();
       if (asHidden) { data.append("hidden", "1"); data.append("throws", "3"); }
       else {
         pick.dice.forEach(function (d, i) { data.append("d" + (i + 1), d); });
         if (!revealing) data.append("throws", pick.throws);
-        data.append("hand", document.getElementById("hand").checked ? "1" : "0");
+        data.append("hand", pick.hand ? "1" : "0");
         data.append("turned", pick.turned);
       }
       DC.post("/games/" + DC.gameId + "/schocken/throw", data).then(function (done) {
@@ -139,11 +149,50 @@
       });
     }
     send.onclick = function () { submit(false); };
-    DC.put(entry, 
-      el("p", { class: "verdict" }, revealing ? t("sch_reveal", { name: player }) : t("sch_enter_for", { name: player, n: maxThrows })),
-      pad, shown, throwButtons, handBox, turned, el("p", { class: "row" }, send, hidden));
+    DC.put(entry,
+      el("p", { class: "verdict entry-who" }, revealing ? t("sch_reveal", { name: player }) : t("sch_enter_for", { name: player, n: maxThrows })),
+      el("div", { class: "row picked-row" }, shown, clear),
+      pad, throwButtons, handRow, turned, el("div", { class: "row" }, send, hidden));
     update();
   }
+
+  // Correcting a recorded throw in place: each die is chosen directly (no cycling), then
+  // the throws and the hand box, as when it was entered. The engine judges the result.
+  DC.editor = function (action, save) {
+    const box = el("div", { class: "edit-schocken" });
+    function draw() {
+      const parts = [];
+      if (Array.isArray(action.dice)) {
+        action.dice.forEach(function (value, i) {
+          parts.push(el("div", { class: "dice-row", role: "group", "aria-label": t("js_die_n", { n: i + 1 }) },
+            el("span", { class: "muted small die-label" }, t("js_die_n", { n: i + 1 })),
+            [1, 2, 3, 4, 5, 6].map(function (d) {
+              return el("button", { type: "button", class: "die-btn" + (value === d ? " selected" : ""),
+                "data-edit-die": i, "data-value": d, "aria-pressed": value === d ? "true" : "false",
+                onclick: function () { action.dice[i] = d; draw(); } }, PIPS[d]);
+            })));
+        });
+      }
+      if (action.action === "throw") {
+        parts.push(el("div", { class: "row", role: "group", "aria-label": t("sch_throws_label") }, el("span", {}, t("sch_throws_label")),
+          [1, 2, 3].map(function (n) {
+            return el("button", { type: "button", class: "die-btn" + (action.throws === n ? " selected" : ""),
+              "data-edit-throws": n, "aria-pressed": action.throws === n ? "true" : "false",
+              onclick: function () { action.throws = n; if (Array.isArray(action.dice)) action.hand = n === 1; draw(); } }, String(n));
+          })));
+      }
+      if (Array.isArray(action.dice)) {
+        const oneThrow = action.action === "throw" && action.throws === 1;
+        parts.push(el("label", { class: "check" }, el("input", { type: "checkbox", id: "edit-hand",
+          checked: oneThrow || action.hand !== false, disabled: oneThrow,
+          onchange: function (ev) { action.hand = ev.target.checked; } }), t("sch_hand_label")));
+      }
+      parts.push(el("button", { type: "button", class: "primary wide", id: "edit-save", onclick: function () { save(action); } }, t("js_save")));
+      DC.put(box, parts);
+    }
+    draw();
+    return box;
+  };
 
   function snapRules() { return (DC.snap && DC.snap.view && DC.snap.view.rules) || {}; }
 
