@@ -184,7 +184,7 @@ class Subscription:
         self.dropped = 0
 
     def _put(self, notice: dict[str, Any]) -> None:
-        key = (notice["game_id"], _category(notice["kind"]))
+        key = (notice["game_id"], _category(notice.get("kind") or notice.get("type", "")))
         with self._ready:
             if self._closed:
                 return
@@ -228,8 +228,8 @@ class Subscription:
 def _category(kind: str) -> str:
     if kind in ("activated", "archived"):
         return "status"
-    if kind == "picture":
-        return "picture"
+    if kind in ("picture", "button"):
+        return kind
     return "entries"
 
 
@@ -569,6 +569,23 @@ class Table:
             self._pictures += 1
             self._picture = (bytes(jpeg), dict(reading))
             self._publish(self._store.active_game_id(), self._pictures, "picture")
+
+    def publish_button(self, game_id: int | None, text: Mapping[str, str], ok: bool) -> None:
+        """Tell every open page what the turn button just did (recorded it, or why not).
+
+        The notice is ``{"type": "button", "game_id", "text": {"de", "en"}, "ok"}``; it
+        changes no game, so it carries no version and is not a point to resume from.
+        """
+        if not isinstance(text, Mapping) or not all(
+            isinstance(text.get(lang), str) for lang in ("de", "en")
+        ):
+            raise TableError("the button's text needs a German and an English line")
+        notice = {"type": "button", "game_id": game_id,
+                  "text": {"de": text["de"], "en": text["en"]}, "ok": bool(ok)}
+        with self._subscribers_lock:
+            subscribers = list(self._subscribers)
+        for subscription in subscribers:
+            subscription._put(dict(notice))
 
     def latest_picture(self) -> tuple[bytes, dict[str, Any]] | None:
         """The latest camera picture and its reading, or None before the first."""

@@ -342,6 +342,7 @@ class RoundResult:
     source: str  # "middle", the giving player's name, or "schock_aus"
     loser: str
     ended_part: bool
+    starter: str | None = None
 
 
 @dataclass(frozen=True)
@@ -374,6 +375,7 @@ class State:
     tab: tuple[TabEntry, ...]
     last_round: RoundResult | None
     rounds_played: int
+    rounds: tuple[RoundResult, ...] = ()  # every finished round, for the scoreboard
 
     @property
     def rules(self) -> Rules:
@@ -668,9 +670,10 @@ def _resolve_round(state: State) -> State:
     ))
     ended = deckel[seat] == rules.deckel
     result = RoundResult(state.part, state.round_number, state.phase, ranking, count, source,
-                         loser, ended)
+                         loser, ended, state.starter)
     state = replace(state, deckel=tuple(deckel), middle=middle, stats=stats, last_round=result,
-                    rounds_played=state.rounds_played + 1, entries=())
+                    rounds_played=state.rounds_played + 1, entries=(),
+                    rounds=(*state.rounds, result))
     if ended:
         return _end_part(state, loser)
     phase = 1 if middle > 0 else 2
@@ -776,6 +779,33 @@ def replay(setup: Setup, events: list[Event] | tuple[Event, ...]) -> State:
 
 def _part_name(part: Part) -> str:
     return "the Finale" if part == FINALE else f"half {part}"
+
+
+def _deckel_by_half(state: State) -> list[dict[str, Any]]:
+    """Deckel each player received in each half (and the Finale) so far, halves in order."""
+    parts: dict[Part, dict[str, int]] = {}
+    for result in state.rounds:
+        received = parts.setdefault(result.part, dict.fromkeys(state.setup.players, 0))
+        received[result.loser] += result.deckel
+    return [{"half": part, "received": received} for part, received in parts.items()]
+
+
+def _round_row(result: RoundResult, rules: Rules) -> dict[str, Any]:
+    """One line of the round-by-round scoreboard: who started, best, worst, Deckel moved."""
+    started = next((e for e in result.ranking if e.player == result.starter), None)
+    return {
+        "half": result.part,
+        "round": result.number,
+        "phase": result.phase,
+        "starter": result.starter,
+        "throws": None if started is None else started.throws,
+        "best": _entry_dict(result.ranking[0], rules, 1),
+        "worst": _entry_dict(result.ranking[-1], rules, len(result.ranking)),
+        "loser": result.loser,
+        "deckel": result.deckel,
+        "from": "everyone" if result.source == "schock_aus" else result.source,
+        "ended_half": result.ended_part,
+    }
 
 
 def _entry_dict(entry: Entry, rules: Rules, place: int | None) -> dict[str, Any]:
@@ -915,6 +945,8 @@ def view(state: State) -> dict[str, Any]:
             "from": "everyone" if last.source == "schock_aus" else last.source,
             "ended_half": last.ended_part,
         },
+        "rounds": [_round_row(r, rules) for r in state.rounds],
+        "deckel_by_half": _deckel_by_half(state),
         "half_losers": list(state.half_losers),
         "durchmarsch": state.durchmarsch,
         "rules": rules.to_dict(),

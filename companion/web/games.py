@@ -99,6 +99,9 @@ def index() -> str:
     games = table.list_games()
     active = table.active_game_id()
     games.sort(key=lambda g: (g["id"] != active, g.get("status") == "archived", -g["id"]))
+    for listed in games:
+        if listed.get("error") is None:
+            listed["summary"] = game_ui(listed["game"]).summary(table.snapshot(listed["id"]))
     return render_template("index.html", games=games, active=active, names=GAME_NAMES)
 
 

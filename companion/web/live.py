@@ -143,7 +143,8 @@ def events() -> Response:
                     continue
                 # Only game versions become the resume point; a picture's counter is not one.
                 event_id = (f"{notice_game}:{notice.get('version')}"
-                            if notice_game is not None and notice.get("kind") != "picture"
+                            if notice_game is not None and "version" in notice
+                            and notice.get("kind") != "picture"
                             else None)
                 yield sse_frame(notice, event_id=event_id)
                 last_write = time.monotonic()

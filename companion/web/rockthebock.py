@@ -44,6 +44,17 @@ def setup_from_form(form: Mapping[str, str]) -> dict[str, Any]:
     return {"players": players, "youngest": youngest}
 
 
+def summary(snap: dict[str, Any]) -> str:
+    """One line for the game list: the winners, else who leads (and the round)."""
+    standings = snap["standings"]
+    if standings["winners"]:
+        return i18n._("rtb_winners", names=", ".join(standings["winners"]))
+    line = i18n._("rtb_round_of", n=snap["view"]["round"], of=snap["view"]["rounds"])
+    if any(p["total"] for p in standings["players"]):
+        line += " · " + i18n._("leader", names=", ".join(standings["leaders"]))
+    return line
+
+
 def _count(raw: str, face: str) -> int:
     try:
         return whole_number(raw or "0", face, 0, engine.DICE_PER_ROUND)

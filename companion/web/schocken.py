@@ -42,6 +42,19 @@ def setup_from_form(form: Mapping[str, str]) -> dict[str, Any]:
     return setup
 
 
+def summary(snap: dict[str, Any]) -> str:
+    """One line for the game list: who lost, else who holds the most Deckel now."""
+    view = snap["view"]
+    if view.get("game_loser"):
+        return i18n._("loser_is", name=view["game_loser"])
+    most = max(view["players"], key=lambda p: p["deckel"], default=None)
+    half = view["half"]
+    part = i18n._("sch_finale") if half == "finale" else i18n._("sch_half_n", n=half)
+    if most is None or most["deckel"] == 0:
+        return part
+    return part + " · " + i18n._("sch_most_deckel", name=most["name"], n=most["deckel"])
+
+
 def _int_field(name: str, low: int, high: int) -> int:
     raw = request.form.get(name, "").strip()
     try:

@@ -31,6 +31,16 @@ def setup_from_form(form: Mapping[str, str]) -> dict[str, Any]:
     return {"players": [n for n in (form.get(f"name_{s}", "").strip() for s in range(SEATS)) if n]}
 
 
+def summary(snap: dict[str, Any]) -> str:
+    """One line for the game list: the winners, else who has the most wristbands."""
+    standings = snap["standings"]
+    if standings["winners"]:
+        return i18n._("wk_winners", names=", ".join(standings["winners"]))
+    if not any(p["wristbands"] for p in standings["players"]):
+        return ""
+    return i18n._("leader", names=", ".join(standings["leaders"]))
+
+
 def _number(name: str, label: str) -> int:
     raw = request.form.get(name, "").strip() or "0"
     try:

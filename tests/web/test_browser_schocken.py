@@ -149,9 +149,7 @@ def test_game_list_follows_a_new_game(server, phone):
     game = server.table.create_game("wacken", WACKEN_SETUP, PIN)
     page.wait_for_selector(f"li[data-game-id='{game}']")
     server.table.submit(game, {"action": "game_end", "reason": "rock_deck_empty"}, "Kim")
-    page.wait_for_function(
-        f"document.querySelector(\"li[data-game-id='{game}'] .version\").textContent"
-        ".includes('1')")
+    page.wait_for_selector(f"li[data-game-id='{game}'][data-version='1']")
 
 
 def test_a_list_page_catches_up_on_changes_made_before_its_stream_opened(server, phone):
@@ -166,11 +164,9 @@ def test_a_list_page_catches_up_on_changes_made_before_its_stream_opened(server,
     page.wait_for_selector(f"li[data-game-id='{game}']")
     page.wait_for_function("window.DC !== undefined")
     server.table.submit(game, {"action": "game_end", "reason": "rock_deck_empty"}, "Kim")
-    assert "0" in page.inner_text(f"li[data-game-id='{game}'] .version")
+    assert page.get_attribute(f"li[data-game-id='{game}']", "data-version") == "0"
     while not held:
         page.wait_for_timeout(50)
     held[0].continue_()
     page.unroute("**/events*")
-    page.wait_for_function(
-        f"document.querySelector(\"li[data-game-id='{game}'] .version\").textContent"
-        ".includes('1')")
+    page.wait_for_selector(f"li[data-game-id='{game}'][data-version='1']")

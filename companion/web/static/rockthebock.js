@@ -31,6 +31,17 @@
         el("tr", {}, el("th", { colspan: 4 }, t("total")), el("th", { class: "total" }, fmt(player.total)))));
   }
 
+  // The combined ranking across every pad: totals, best first, and whose turn it is.
+  function ranking(st, view) {
+    const order = st.players.slice().sort(function (a, b) { return b.total - a.total; });
+    return el("div", { class: "panel" }, el("h2", {}, t("rtb_ranking")),
+      el("ol", { class: "ranking", id: "ranking" }, order.map(function (p) {
+        const isTurn = !view.over && view.turn && view.turn.name === p.name;
+        return el("li", { "data-player": p.name }, el("span", { class: "swatch c-" + p.colour }), el("strong", {}, p.name), " ",
+          fmt(p.total), isTurn ? el("span", { class: "tag active" }, " " + t("rtb_is_turn")) : null);
+      })));
+  }
+
   function fmt(n) { return n > 0 ? "+" + n : String(n); }
 
   function render(snap, unlocked) {
@@ -47,7 +58,7 @@
           el("div", { class: "row" }, Object.entries(view.pending_roll).map(function (e) { return el("span", {}, face(e[0], e[1])); })),
           view.reroll ? el("p", { class: "error" }, t("rtb_reroll")) : null)
       : null;
-    DC.put(root, head, pending, el("div", { class: "players pads" }, st.players.map(function (p) { return sheet(p, view); })));
+    DC.put(root, head, pending, ranking(st, view), el("div", { class: "players pads" }, st.players.map(function (p) { return sheet(p, view); })));
     const entry = document.getElementById("entry");
     if (entry && unlocked) renderEntry(entry, view);
   }
@@ -68,13 +79,13 @@
           c.receivers.forEach(function (r) {
             buttons.push(el("button", { type: "button", class: "choice", "data-kind": c.kind, "data-victim": r,
               onclick: function () { post("choose", { kind: c.kind, victim: r }); } },
-              face(c.kind, c.count), " ", t("rtb_wolves_to", { n: c.count, name: r })));
+              face(c.kind, c.count), " ", t("face_" + c.kind), ": ", t("rtb_wolves_to", { n: c.count, name: r })));
           });
         } else {
           const to = c.receivers.length ? t("rtb_to_sheet", { name: c.receivers[0] }) : t("rtb_dumped");
           buttons.push(el("button", { type: "button", class: "choice", "data-kind": c.kind,
             onclick: function () { post("choose", { kind: c.kind }); } },
-            face(c.kind, c.count), " ", t("rtb_take", { n: c.count }), " → ", to));
+            face(c.kind, c.count), " ", t("face_" + c.kind), ": ", t("rtb_take", { n: c.count }), " → ", to));
         }
       });
       DC.put(entry, el("p", {}, t("rtb_choose_for", { name: name })), ...buttons);

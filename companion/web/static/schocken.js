@@ -37,7 +37,9 @@
         el("span", { class: "muted" }, t("sch_round_n", { n: v.round })),
         el("span", { class: "tag" }, t("sch_phase_" + v.phase))),
       el("div", { class: "verdict", id: "turn" }, turnText(v)),
-      v.half_losers.length ? el("div", { class: "small" }, t("sch_half_losers", { names: v.half_losers.join(", ") })) : null,
+      v.half_losers.length ? el("div", { class: "verdict half-losers", id: "half-losers" }, v.half_losers.map(function (name, i) {
+        return el("span", { class: "tag loser" }, t("sch_half_lost_by", { part: partName(i + 1), name: name }));
+      })) : null,
       st.finale_players.length ? el("div", { class: "verdict", id: "finale" }, t("sch_finale_between", { names: st.finale_players.join(" – ") })) : null,
       v.warnings.map(function (w) { return el("p", { class: "error small" }, w); }));
     const middle = el("div", { class: "panel middle" }, el("div", { class: "muted" }, t("sch_middle")),
@@ -55,13 +57,57 @@
     const last = v.last_round ? el("div", { class: "panel small", id: "last-round" }, el("h2", {}, t("sch_last_round")),
       el("p", {}, t("sch_last_loser", { name: v.last_round.loser, n: v.last_round.deckel, from: fromText(v.last_round.from) })),
       el("ol", { class: "throws" }, v.last_round.ranking.map(throwLine))) : null;
-    DC.put(root, top, middle, players, ranked, last, stats(st));
+    DC.put(root, banner(v), top, middle, players, ranked, last, rounds(v), lidsByHalf(v), legend(), stats(st));
     const over = document.getElementById("over");
     over.hidden = !v.over;
     if (v.over) DC.put(over, el("h2", {}, t("game_over")), el("p", { class: "verdict" },
       t(v.durchmarsch ? "sch_lost_durchmarsch" : "sch_lost_game", { name: v.game_loser })));
     const entry = document.getElementById("entry");
     if (entry && unlocked) renderEntry(entry, v);
+  }
+
+  // A half (or the Finale) has just begun: say who lost the last one, big, until the
+  // first throw of the new part is recorded.
+  function banner(v) {
+    const last = v.last_round;
+    if (!last || !last.ended_half || v.over || v.throws.length) return null;
+    return el("div", { class: "panel banner", id: "half-banner", role: "status" },
+      el("strong", {}, t("sch_half_lost_by", { part: partName(last.half), name: last.loser })), " ",
+      t("sch_part_begins", { part: partName(v.half), name: v.to_throw }));
+  }
+
+  // Round by round: who started (with how many throws), best and worst throw, Deckel moved.
+  function rounds(v) {
+    if (!v.rounds.length) return null;
+    const cell = function (e) {
+      return e.hidden ? "?" : e.dice.map(function (d) { return PIPS[d]; }).join("") + " " + e.player + (e.hand && e.hand_matters ? " H" : "");
+    };
+    return el("details", { class: "panel", id: "rounds", open: true }, el("summary", {}, el("strong", {}, t("sch_rounds_title"))),
+      el("div", { class: "scroll" }, el("table", { class: "sheet small rounds" },
+        el("tr", {}, el("th", {}, "#"), el("th", {}, t("sch_col_started")), el("th", {}, t("sch_col_best")), el("th", {}, t("sch_col_worst")), el("th", {}, t("deckel_col"))),
+        v.rounds.slice().reverse().map(function (r) {
+          return el("tr", { class: r.ended_half ? "ended" : "" },
+            el("td", {}, (r.half === "finale" ? "F" : r.half + ".") + r.round),
+            el("td", {}, r.starter || "", r.throws ? " (" + DC.tn("sch_throws_used", r.throws) + ")" : ""),
+            el("td", {}, cell(r.best)), el("td", {}, cell(r.worst)),
+            el("td", {}, "+" + r.deckel + " " + r.loser));
+        }))));
+  }
+
+  // Deckel each player received per half, from the engine's own count.
+  function lidsByHalf(v) {
+    if (!v.deckel_by_half.length) return null;
+    const names = v.players.map(function (p) { return p.name; });
+    return el("div", { class: "panel", id: "lids-by-half" }, el("h2", {}, t("sch_lids_title")),
+      el("table", { class: "sheet small" },
+        el("tr", {}, el("th", {}, ""), v.deckel_by_half.map(function (h) { return el("th", {}, partName(h.half)); })),
+        names.map(function (name) {
+          return el("tr", {}, el("td", {}, name), v.deckel_by_half.map(function (h) { return el("td", {}, String(h.received[name])); }));
+        })));
+  }
+
+  function legend() {
+    return el("p", { class: "muted small legend", id: "legend" }, t("sch_legend"));
   }
 
   function turnText(v) {
