@@ -4,7 +4,7 @@
 (function () {
   const PIPS = ["", "⚀", "⚁", "⚂", "⚃", "⚄", "⚅"];
   const el = DC.el, t = DC.t;
-  const pick = { dice: [], throws: null, hand: false, turned: 0, player: null };
+  const pick = { dice: [], throws: null, hand: false, turned: 0, version: null };
 
   function lids(n) {
     const row = el("div", { class: "lids", "aria-label": t("sch_deckel_n", { n: n }) });
@@ -148,7 +148,8 @@
     const revealing = !!v.awaiting_reveal;
     const player = v.awaiting_reveal || v.to_throw;
     const maxThrows = revealing ? 3 : v.throws_left;
-    if (pick.player !== player) { pick.dice = []; pick.throws = null; pick.hand = false; pick.turned = 0; pick.player = player; }
+    // Whatever was recorded (here or on another phone) starts the entry afresh.
+    if (pick.version !== DC.snap.version) { pick.dice = []; pick.throws = null; pick.hand = false; pick.turned = 0; pick.version = DC.snap.version; }
     if (pick.throws === null || pick.throws > maxThrows) pick.throws = maxThrows === 1 ? 1 : null;
     if (pick.throws === 1) pick.hand = true;
     const shown = el("div", { class: "dice picked", id: "picked" });
@@ -190,9 +191,7 @@
         data.append("hand", pick.hand ? "1" : "0");
         data.append("turned", pick.turned);
       }
-      DC.post("/games/" + DC.gameId + "/schocken/throw", data).then(function (done) {
-        if (done) { pick.dice = []; pick.throws = null; pick.hand = false; pick.turned = 0; }
-      });
+      DC.post("/games/" + DC.gameId + "/schocken/throw", data);
     }
     send.onclick = function () { submit(false); };
     DC.put(entry,
