@@ -15,8 +15,16 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from browser import ARTIFACTS, CHROMIUM_ARGS, PHONE, PIN, become_scorekeeper, enter_throw
-from browser import live_server, shot, wait_live
+from browser import (
+    ARTIFACTS,
+    PHONE,
+    PIN,
+    become_scorekeeper,
+    enter_throw,
+    live_server,
+    shot,
+    wait_live,
+)
 from conftest import BOCK_SETUP, WACKEN_SETUP
 
 from companion.config import Settings
