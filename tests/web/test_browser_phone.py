@@ -42,7 +42,7 @@ PLAYERS = {"players": ["Anna", "Ben", "Cem"], "starter": "Anna"}
 ENGLISH = re.compile(
     r"\b(the|and|is|not|turn|throws?|players?|must|seed|tiebreak|above_all|all_runs|rotate|"
     r"dump|forbidden|button|drinks|version|undo|scorekeeper|from|hand|score|round|lost|"
-    r"wolves|goats?|none)\b")
+    r"wolves|goats?|none|null|undefined|NaN)\b")
 GAME_NAMES = ("Rock the Bock", "Kacken auf Wacken", "Schocken")
 
 

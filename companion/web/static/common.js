@@ -267,7 +267,8 @@
           "aria-expanded": DC.editing && DC.editing.version === entry.version ? "true" : "false",
           onclick: function () { openEditor(entry, li); } }, head, " ", text, " ", tag, DC.el("span", { class: "pen", "aria-hidden": "true" }, " ✎")));
       } else {
-        li.append(head, " ", text, tag ? " " : null, tag || "");
+        li.append(head, " ", text);
+        if (tag) li.append(" ", tag);
       }
       if (DC.editing && DC.editing.version === entry.version) li.append(DC.editing.node);
       return li;
