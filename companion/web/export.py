@@ -60,7 +60,7 @@ def qr_svg(url: str) -> str:
     """An SVG QR code of ``url`` (light on the page's dark background stays scannable)."""
     out = io.BytesIO()
     segno.make(url, error="m").save(out, kind="svg", scale=6, border=2, dark="#000000",
-                                    light="#ffffff", xmldecl=False)
+                                    light="#ffffff", xmldecl=False, omitsize=True)
     return out.getvalue().decode("utf-8")
 
 
