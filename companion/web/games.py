@@ -105,6 +105,15 @@ def index() -> str:
     return render_template("index.html", games=games, active=active, names=GAME_NAMES)
 
 
+@bp.get("/rules")
+def rules_page() -> str:
+    """The rules as the engines apply them, with the house rules of the table's game."""
+    table = get_table()
+    game_id = table.active_game_id()
+    snap = table.snapshot(game_id) if game_id is not None else None
+    return render_template("rules.html", snap=snap, game_id=game_id)
+
+
 @bp.route("/games/new", methods=["GET", "POST"])
 def new_game() -> Any:
     """Choose a game, its players and house rules, and the scorekeeper PIN; then start."""

@@ -204,7 +204,7 @@ def test_german_pages_carry_no_english_words(site, page_of):
     page = page_of(f"{site.url}/?lang=de")
     urls = ["/", "/join", "/games/new?game=schocken", "/games/new?game=rockthebock",
             f"/games/{schocken}", f"/games/{schocken}/history", f"/games/{bock}",
-            f"/games/{wacken}", "/games/99999", "/no-such-page"]
+            f"/games/{wacken}", "/games/99999", "/no-such-page", "/rules"]
     for url in urls:
         page.goto(site.url + url)
         page.wait_for_load_state("load")
@@ -323,6 +323,20 @@ def test_turn_button_feedback_reaches_every_keeper_page_for_a_few_seconds(site, 
     keeper.wait_for_selector("#button-said.refused:not([hidden])")
     assert keeper.inner_text("#button-said") == "Knopf: kein neuer Wurf gesehen"
     assert elsewhere.is_hidden("#button-said")  # another game's page stays quiet
+
+
+def test_rules_page_in_both_languages_with_the_house_rules_of_the_table(site, page_of):
+    game = site.table.create_game("schocken", {**PLAYERS, "rules": {"handschock": "above_all"}},
+                                  PIN)
+    page = page_of(f"{site.url}/rules?lang=de")
+    text = page.inner_text("main")
+    assert f"Schocken #{game}" in text and "Handschock: über allen" in text
+    assert "Schock aus" in text and "Gigfaktor" in text and "Wölfe" in text
+    shot(page, "phone-rules")
+    page.goto(f"{site.url}/rules?lang=en")
+    text = page.inner_text("main")
+    assert "House rules of Schocken" in text and "above all" in text
+    assert "the round's best player gives" in text
 
 
 @contextmanager
