@@ -106,6 +106,41 @@ def small_targets(page) -> list[str]:
     }""")
 
 
+def low_contrast(page) -> list[str]:
+    """Visible text (not of disabled controls) below 4.5:1 against its own background."""
+    return page.evaluate("""() => {
+      const rgba = (text) => text.match(/[0-9.]+/g).map(Number);
+      const lum = ([r, g, b]) => {
+        const c = [r, g, b].map((v) => {
+          v /= 255;
+          return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+        });
+        return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+      };
+      const background = (node) => {
+        for (let n = node; n; n = n.parentElement) {
+          const c = rgba(getComputedStyle(n).backgroundColor);
+          if (c.length < 4 || c[3] > 0.5) return c;
+        }
+        return [255, 255, 255];
+      };
+      const found = [];
+      const main = document.querySelector('main');
+      const walker = document.createTreeWalker(main, NodeFilter.SHOW_TEXT);
+      for (let t = walker.nextNode(); t; t = walker.nextNode()) {
+        const node = t.parentElement;
+        if (!t.textContent.trim() || !node.getClientRects().length) continue;
+        if (node.closest(':disabled, noscript')) continue;
+        if (getComputedStyle(node).visibility === 'hidden') continue;
+        const fg = rgba(getComputedStyle(node).color), bg = background(node);
+        const [a, b] = [lum(fg), lum(bg)].sort((x, y) => y - x);
+        const ratio = (a + 0.05) / (b + 0.05);
+        if (ratio < 4.5) found.push(t.textContent.trim().slice(0, 24) + ' ' + ratio.toFixed(2));
+      }
+      return found;
+    }""")
+
+
 def test_entry_panel_is_in_the_first_screen_and_answers_next_to_the_thumb(site, page_of):
     game = site.table.create_game("schocken", PLAYERS, PIN)
     keeper = page_of(f"{site.url}/games/{game}?lang=de")
@@ -123,6 +158,9 @@ def test_entry_panel_is_in_the_first_screen_and_answers_next_to_the_thumb(site, 
     assert keeper.get_attribute("#entry [data-throws='1']", "aria-pressed") == "true"
     keeper.click("#throw-send")
     keeper.wait_for_selector("#entry .entry-who:has-text('Cem')")
+    # What was stored is said under the record button, not only further down the page.
+    keeper.wait_for_selector("#keeper #status.ok")
+    assert keeper.inner_text("#status") == "Gespeichert: Ben: 5-5-2 aus der Hand (1 Wurf)."
     assert keeper.evaluate("window.scrollY") == 0
     assert keeper.locator("#keeper").bounding_box()["y"] == panel_top  # the page did not jump
     # The hand box starts afresh whenever the count of throws changes.
@@ -164,6 +202,8 @@ def test_entry_panel_is_in_the_first_screen_and_answers_next_to_the_thumb(site, 
     keeper.wait_for_selector("#entry .entry-who:has-text('Ben')")
     assert keeper.locator("#take-proposal").count() == 0
     assert site.table.snapshot(game)["version"] == version + 1
+    assert small_targets(keeper) == []
+    assert low_contrast(keeper) == []
     shot(keeper, "phone-schocken-keeper")
     desktop_shot(keeper, "phone-schocken-keeper")
 
@@ -176,16 +216,19 @@ def test_tap_targets_are_at_least_44_px_on_index_game_and_setup_pages(site, page
     become_scorekeeper(page)
     page.wait_for_selector("#entry .choice")
     assert small_targets(page) == []
+    assert low_contrast(page) == []
     for choice in page.locator("#entry .choice").all_inner_texts():
         assert re.search(r"Bock|Wolf|Geiß", choice), choice  # the kind in words, not colour
     shot(page, "phone-bock-keeper")
     desktop_shot(page, "phone-bock-keeper")
     page.goto(f"{site.url}/")
     assert small_targets(page) == []
+    assert low_contrast(page) == []
     shot(page, "phone-index")
     desktop_shot(page, "phone-index")
     page.goto(f"{site.url}/games/new?game=schocken")
     assert small_targets(page) == []
+    assert low_contrast(page) == []
     # Short: three seats and a button for more; the rules folded into one line.
     assert page.locator(".seat:visible").count() == 3
     page.click("#add-player")
@@ -235,6 +278,7 @@ def test_pages_show_the_score_and_history_without_javascript(site, page_of):
     assert page.inner_text("#score-table tr[data-player='Cem']").split()[-1] == "4"
     assert "9" in page.inner_text("#view")  # the middle
     assert page.locator("#history li").count() == 3
+    assert low_contrast(page) == []
     assert "Cem: 3-2-2" in page.inner_text("#history")
     assert page.locator("p:has-text('Ohne JavaScript')").is_visible()
     shot(page, "phone-schocken-nojs")

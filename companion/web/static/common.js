@@ -68,6 +68,7 @@
       statusBox.textContent = message || "";
       statusBox.className = "status" + (message && isError ? " error" : "");
     };
+    const before = DC.snap ? DC.snap.version : null;
     const headers = { "X-CSRF-Token": DC.csrf, Accept: "application/json" };
     let payload = body;
     if (body && !(body instanceof FormData)) {
@@ -88,7 +89,18 @@
       return null;
     }
     say("");
-    if (data && data.snapshot) DC.show(data.snapshot, data.unlocked);
+    if (data && data.snapshot) {
+      DC.show(data.snapshot, data.unlocked);
+      // What was stored, said where the thumb is (the score itself is further down).
+      const history = data.snapshot.history || [];
+      const last = history[history.length - 1];
+      if (!statusBox && last && last.version !== before) {
+        const what = last.kind === "undo" ? DC.t("js_undo_of", { n: last.target }) : DC.entryText(last.text, last.action);
+        DC.status(DC.t("js_recorded", { text: what }), false);
+        const box = document.getElementById("status");
+        if (box) box.classList.add("ok");
+      }
+    }
     return data;
   };
 
