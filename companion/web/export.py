@@ -105,20 +105,23 @@ def _urls_for_phones() -> list[str]:
     has a working address; on the Pi itself (loopback) the LAN address and the mDNS name
     are given, but only if the server listens on every interface.
     """
-    configured = current_app.config.get("DASHBOARD_URL")
-    if configured:
-        return [configured]
-    if request.host.split(":")[0] not in LOOPBACK_HOSTS:
-        return [request.host_url]
     host = get_settings().host
-    if host in LOOPBACK_HOSTS:
+    configured = current_app.config.get("DASHBOARD_URL")
+    if request.host.split(":")[0] not in LOOPBACK_HOSTS:
+        urls = [request.host_url]
+    elif configured:
+        urls = [configured]  # what the server printed at start-up
+    elif host in LOOPBACK_HOSTS:
         return []
-    urls = [dashboard_url(host, _port())]
+    else:
+        urls = [dashboard_url(host, _port())]
     if host in ("0.0.0.0", "", "::"):
         name = mdns_name()
-        if name:
-            urls.append(f"http://{name}:{_port()}/")
-    return [url for url in urls if "//127." not in url]
+        if name and urlsplit(urls[0]).hostname != name:
+            urls.append(f"http://{name}:{urlsplit(urls[0]).port or _port()}/")
+    # A loopback address would only open the Pi's own browser: never offer it to phones.
+    return [url for url in urls if urlsplit(url).hostname not in LOOPBACK_HOSTS
+            and not (urlsplit(url).hostname or "").startswith("127.")]
 
 
 def _url_for_phones() -> str:

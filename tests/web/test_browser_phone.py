@@ -321,8 +321,11 @@ def test_several_games_are_switched_explicitly_and_finished_games_offer_no_unloc
     assert site.table.active_game_id() is None
     site.table.submit(new, {"action": "game_end", "reason": "rock_deck_empty"}, "Kim")
     guest = page_of(f"{site.url}/games/{new}?lang=de")
-    assert guest.locator("#unlock").count() == 0  # a finished game needs no scorekeeper
+    assert guest.locator("#unlock").count() == 0  # a finished game needs no new scorekeeper
     assert guest.is_visible("#over")
+    # Its scorekeeper can still take back the entry that ended it.
+    keeper.goto(f"{site.url}/games/{new}")
+    assert keeper.is_visible("#undo") and keeper.locator("#history [data-edit]").count() == 1
 
 
 def test_the_camera_picture_shows_only_on_the_game_the_camera_reads(site, page_of):

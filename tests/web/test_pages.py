@@ -8,10 +8,20 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import BOCK_SETUP, PIN, SCHOCKEN_SETUP, WACKEN_SETUP, csrf, post, unlock
+from conftest import (
+    BOCK_SETUP,
+    PIN,
+    SCHOCKEN_SETUP,
+    TEST_CONFIG,
+    WACKEN_SETUP,
+    csrf,
+    post,
+    unlock,
+)
 
+from companion.config import Settings
 from companion.games import game_module
-from companion.web import i18n
+from companion.web import create_app, i18n
 from companion.web.export import dashboard_url, qr_svg, qr_text
 
 WEB = Path(__file__).resolve().parents[2] / "companion" / "web"
@@ -317,6 +327,37 @@ def test_join_page_shows_address_and_qr(client):
     page = client.get("/join", base_url="http://192.168.1.7:8080").get_data(as_text=True)
     assert "http://192.168.1.7:8080/" in page and "<svg" in page
     assert client.get("/join/qr.svg").mimetype == "image/svg+xml"
+
+
+def test_join_page_never_offers_a_loopback_address_to_phones(table, settings, monkeypatch):
+    from companion.web import export
+
+    # The demo serves on 127.0.0.1 and records that address: phones could not open it.
+    app = create_app(table, settings, {**TEST_CONFIG, "DASHBOARD_URL": "http://127.0.0.1:8080/"})
+    page = app.test_client().get("/join").get_data(as_text=True)
+    assert "<svg" not in page and "--host 0.0.0.0" in page
+    # Listening everywhere, with avahi running: the LAN address first, then the mDNS name.
+    monkeypatch.setattr(export, "lan_address", lambda: "192.168.1.7")
+    monkeypatch.setattr(export, "mdns_name", lambda: "dice-companion.local")
+    anywhere = Settings(data_dir=settings.data_dir, host="0.0.0.0", port=8080)
+    page = create_app(table, anywhere, TEST_CONFIG).test_client().get(
+        "/join", base_url="http://127.0.0.1:8080").get_data(as_text=True)
+    assert 'id="join-url" href="http://192.168.1.7:8080/"' in page
+    assert "http://dice-companion.local:8080/" in page
+
+
+def test_start_up_banner_says_how_phones_can_join(monkeypatch):
+    import io
+
+    from companion.web import server
+
+    out = io.StringIO()
+    server.print_banner("http://127.0.0.1:8080/", out=out)
+    assert "--host 0.0.0.0" in out.getvalue()
+    monkeypatch.setattr(server, "mdns_name", lambda: "dice-companion.local")
+    out = io.StringIO()
+    server.print_banner("http://192.168.1.7:8080/", out=out)
+    assert "http://dice-companion.local:8080/" in out.getvalue()
 
 
 def test_camera_picture_and_reading(client, table):

@@ -262,7 +262,7 @@
     if (!list) return;
     const entries = (snap.history || []).slice().reverse();
     const shown = limit ? entries.slice(0, limit) : entries;
-    const editable = DC.unlocked && DC.editor && !snap.over;
+    const editable = DC.unlocked && DC.editor;
     DC.put(list, ...shown.map(function (entry) {
       let what = DC.entryText(entry.text, entry.action);
       if (entry.kind === "undo") what = DC.t("js_undo_of", { n: entry.target });
