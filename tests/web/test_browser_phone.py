@@ -372,6 +372,29 @@ def test_turn_button_feedback_reaches_every_keeper_page_for_a_few_seconds(site, 
     assert elsewhere.is_hidden("#button-said")  # another game's page stays quiet
 
 
+def test_an_abrocken_is_corrected_with_the_abrocken_form(site, page_of):
+    game = site.table.create_game("wacken", WACKEN_SETUP, PIN)
+    site.table.submit(game, {"action": "abrocken", "band": "Motörhead", "songs_on_stage": 2,
+                             "initiator": "Ozzy", "participants": [
+                                 {"player": "Ozzy", "beers": 1, "cards": 1, "songs": 0},
+                                 {"player": "Lemmy", "beers": 2, "cards": 2, "songs": 1}]},
+                      "Kim")
+    keeper = page_of(f"{site.url}/games/{game}?lang=de")
+    become_scorekeeper(keeper)
+    keeper.click("#history [data-edit='1']")
+    assert keeper.locator("#editor textarea").count() == 0
+    assert keeper.input_value("#edit-band") == "Motörhead"
+    assert keeper.is_checked("#edit-join-1") and not keeper.is_checked("#edit-join-2")
+    keeper.fill("#edit-beers-1", "1")  # Lemmy brought one beer, not two
+    keeper.check("#edit-join-2")  # and Doro was there too
+    keeper.click("#edit-save")
+    keeper.wait_for_selector("#history li[data-version='2']")
+    tally = {p["name"]: p["wristbands"] for p in site.table.snapshot(game)["view"]["tally"]}
+    # Gigfaktor 2 songs x 3 beers = 6; Fanfaktor Ozzy 1, Lemmy 2 + 1, Doro 1 + 0.
+    assert tally == {"Ozzy": 6, "Lemmy": 18, "Doro": 6}
+    shot(keeper, "phone-wacken-corrected")
+
+
 def test_rules_page_in_both_languages_with_the_house_rules_of_the_table(site, page_of):
     game = site.table.create_game("schocken", {**PLAYERS, "rules": {"handschock": "above_all"}},
                                   PIN)
