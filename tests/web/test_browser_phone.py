@@ -392,6 +392,9 @@ def test_an_abrocken_is_corrected_with_the_abrocken_form(site, page_of):
     tally = {p["name"]: p["wristbands"] for p in site.table.snapshot(game)["view"]["tally"]}
     # Gigfaktor 2 songs x 3 beers = 6; Fanfaktor Ozzy 1, Lemmy 2 + 1, Doro 1 + 0.
     assert tally == {"Ozzy": 6, "Lemmy": 18, "Doro": 6}
+    # Counts read as words with their plural: "1 Karte", "2 Karten", "1 Song".
+    assert "1 Karte + 0 Songs = 1" in keeper.inner_text("#last-abrocken")
+    assert "2 Karten + 1 Song = 3" in keeper.inner_text("#last-abrocken")
     shot(keeper, "phone-wacken-corrected")
 
 

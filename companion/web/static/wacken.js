@@ -7,12 +7,12 @@
 
   function arithmetic(r) {
     return el("div", { class: "calc" },
-      el("div", {}, t("wk_gig", { band: r.band }), " ", el("span", { class: "eq" }, t("wk_gig_formula", { songs: r.songs_on_stage, beers: r.beers, gig: r.gigfaktor }))),
+      el("div", {}, t("wk_gig", { band: r.band }), " ", el("span", { class: "eq" }, t("wk_gig_formula", { songs: DC.tn("wk_songs_n", r.songs_on_stage), beers: DC.tn("wk_beers_n", r.beers), gig: r.gigfaktor }))),
       el("table", { class: "sheet" },
         el("tr", {}, el("th", {}, ""), el("th", {}, t("wk_fanfaktor")), el("th", {}, t("wk_bands"))),
         r.fans.map(function (f) {
           return el("tr", { "data-player": f.player }, el("td", {}, f.player),
-            el("td", {}, t("wk_fan_formula", { cards: f.cards, songs: f.songs, fan: f.fanfaktor })),
+            el("td", {}, t("wk_fan_formula", { cards: DC.tn("wk_cards_n", f.cards), songs: DC.tn("wk_songs_n", f.songs), fan: f.fanfaktor })),
             el("td", { class: "eq" }, f.wristbands_formula));
         })));
   }
