@@ -171,6 +171,9 @@ class Companion:
             }
             picture = to_jpeg(image)
         info["blocked"] = event.reason if event.kind in (BLOCKED, COVERED) else None
+        # The proposal fits this version of the game only; the dashboard offers it to
+        # record in one tap while the game is still there.
+        info["version"] = snap["version"]
         self.table.publish_picture(picture, info)
 
     def _picture_info(

@@ -278,7 +278,8 @@ class Fold:
             if not self.live:
                 raise IllegalAction(
                     "nothing to undo: no action is in force"
-                    + (" (every recorded action is already undone)" if self.entries else "")
+                    + (" (every recorded action is already undone)" if self.entries else ""),
+                    key="nothing_to_undo",
                 )
             target = self.live[-1][0]
             return replace(
@@ -308,19 +309,22 @@ class Fold:
             if target in self.undone_by:
                 raise IllegalAction(
                     f"version {target} was undone by version {self.undone_by[target]}; "
-                    "record the action anew instead of correcting it"
+                    "record the action anew instead of correcting it",
+                    key="correct_undone", version=target,
                 )
             kind = self.entries[target - 1].kind
             raise IllegalAction(
                 f"version {target} is {'an undo' if kind == UNDO else 'a correction'}, "
-                "not an action; only actions can be corrected"
+                "not an action; only actions can be corrected",
+                key="correct_not_action", version=target,
             )
         event = parse_action(self.module, entry.payload["event"])
         try:
             state = self.module.apply(self.states[position], event)
         except GameError as exc:
             raise IllegalAction(
-                f"the corrected action is not allowed at version {target}: {exc}"
+                f"the corrected action is not allowed at version {target}: {exc}",
+                key="correct_illegal", version=target, cause=exc,
             ) from exc
         states = [*self.states[: position + 1], state]
         for version, later in self.live[position + 1 :]:
@@ -329,7 +333,8 @@ class Fold:
             except GameError as exc:
                 raise IllegalAction(
                     f"correcting version {target} would make version {version} illegal: {exc}; "
-                    "undo the later actions first or correct differently"
+                    "undo the later actions first or correct differently",
+                    key="correct_breaks_later", version=target, later=version, cause=exc,
                 ) from exc
         live = list(self.live)
         live[position] = (target, event)

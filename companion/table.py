@@ -68,7 +68,16 @@ _JPEG_START = b"\xff\xd8"
 
 
 class TableError(ValueError):
-    """A request to the table that cannot be carried out as given."""
+    """A request to the table that cannot be carried out as given.
+
+    Like the engines' errors it may carry a ``key`` and ``fields`` so that the dashboard
+    words it in the page's language (:mod:`companion.games.errors`).
+    """
+
+    def __init__(self, message: str, *, key: str | None = None, **fields: object) -> None:
+        super().__init__(message)
+        self.key = key
+        self.fields = fields
 
 
 class PinError(TableError):
@@ -81,7 +90,8 @@ def hash_pin(pin: str, *, iterations: int = PIN_ITERATIONS, salt: bytes | None =
     Raises :class:`PinError` unless ``pin`` is 4 to 12 digits.
     """
     if not isinstance(pin, str) or not PIN_PATTERN.fullmatch(pin):
-        raise PinError("the PIN must be 4 to 12 digits (0-9), e.g. 4711; choose another")
+        raise PinError("the PIN must be 4 to 12 digits (0-9), e.g. 4711; choose another",
+                       key="pin_format")
     salt = secrets.token_bytes(16) if salt is None else salt
     digest = hashlib.pbkdf2_hmac("sha256", pin.encode("ascii"), salt, iterations)
     return f"pbkdf2_sha256${iterations}${salt.hex()}${digest.hex()}"
@@ -122,12 +132,14 @@ def check_name(text: object, what: str, limit: int = NAME_MAX) -> str:
     every phone and in every export, so it must read as what it is.
     """
     if not isinstance(text, str) or not text.strip():
-        raise TableError(f"{what}: give 1 to {limit} characters")
+        raise TableError(f"{what}: give 1 to {limit} characters", key="name_empty", limit=limit)
     text = text.strip()
     if len(text) > limit:
-        raise TableError(f"{what}: at most {limit} characters, not {len(text)}")
+        raise TableError(f"{what}: at most {limit} characters, not {len(text)}",
+                         key="name_long", limit=limit, n=len(text))
     if _HIDDEN_CHARS.search(text):
-        raise TableError(f"{what}: no control or text-direction characters, please")
+        raise TableError(f"{what}: no control or text-direction characters, please",
+                         key="name_chars")
     return text
 
 
@@ -139,7 +151,8 @@ def _check_texts(value: Any, what: str, chars_max: int) -> None:
     """Every text inside ``value`` (a setup or action) is short and plainly visible."""
     size = len(json.dumps(value, ensure_ascii=False))
     if size > chars_max:
-        raise TableError(f"{what} is too large ({size} characters, at most {chars_max})")
+        raise TableError(f"{what} is too large ({size} characters, at most {chars_max})",
+                         key="too_large", limit=chars_max)
     stack = [value]
     while stack:
         item = stack.pop()
@@ -171,7 +184,7 @@ class Subscription:
         self.dropped = 0
 
     def _put(self, notice: dict[str, Any]) -> None:
-        key = (notice["game_id"], _category(notice["kind"]))
+        key = (notice["game_id"], _category(notice.get("kind") or notice.get("type", "")))
         with self._ready:
             if self._closed:
                 return
@@ -329,7 +342,8 @@ class Table:
     def _check_players(setup: Any) -> None:
         names = _player_names(setup)
         if len(names) > PLAYERS_MAX:
-            raise TableError(f"at most {PLAYERS_MAX} players fit a table, not {len(names)}")
+            raise TableError(f"at most {PLAYERS_MAX} players fit a table, not {len(names)}",
+                             key="too_many_players", limit=PLAYERS_MAX, n=len(names))
         for name in names:
             check_name(name, f"the player name {name[:NAME_MAX]!r}…" if len(name) > NAME_MAX
                        else "a player name")
@@ -562,20 +576,28 @@ class Table:
             self._picture = (bytes(jpeg), dict(reading))
             self._publish(self._store.active_game_id(), self._pictures, "picture")
 
-    def publish_button(self, outcome: str, text_en: str, text_de: str) -> None:
+    def publish_button(
+        self, outcome: str, text_en: str, text_de: str, game_id: int | None = None
+    ) -> None:
         """Announce what the turn button did (``recorded``, ``refused``, ``undone``) and why.
 
-        The notice (kind ``button``) carries ``{"outcome", "text": {"en", "de"}}`` so every
-        phone can say what the table's light just showed; its ``version`` counts presses.
+        The notice (kind and type ``button``, for ``game_id``: the active game unless
+        given) carries ``{"outcome", "ok", "text": {"en", "de"}}`` so every scorekeeper's
+        page of that game can say what the table's light just showed; its ``version``
+        counts presses and is never a point to resume from.
         """
         if outcome not in ("recorded", "refused", "undone"):
             raise TableError(f"unknown button outcome {outcome!r}")
-        button = {"outcome": outcome, "text": {"en": str(text_en), "de": str(text_de)}}
+        text = {"en": str(text_en), "de": str(text_de)}
+        button = {"outcome": outcome, "text": text}
         with self._lock:
             self._presses += 1
             self._button = {**button, "press": self._presses}
-            self._publish(self._store.active_game_id(), self._presses, "button",
-                          {"button": button})
+            game = self._store.active_game_id() if game_id is None else game_id
+            self._publish(game, self._presses, "button", {
+                "type": "button", "button": button, "outcome": outcome,
+                "ok": outcome != "refused", "text": text,
+            })
 
     def latest_button(self) -> dict[str, Any] | None:
         """The last button outcome (with its press counter), or None before the first."""

@@ -26,6 +26,7 @@ from companion.games import GAME_NAMES
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "games"
 DEMO_PIN = "1234"
 DEMO_WHO = "demo"
+DEMO_PAUSE_STEPS = 10  # the finished games stay on show this many steps before the replay
 SECONDS_PER_STEP = 2.0
 
 
@@ -125,12 +126,15 @@ class DemoPlayer:
         from companion.session import read_log
 
         self.table = table
+        self.pin = pin
+        self.headers: list[str] = []
         self.games: list[tuple[int, list[dict[str, Any]]]] = []
         self.position = 0
         for path in logs.values():
             text = path.read_text(encoding="utf-8")
             read_log(text)  # a bad log stops the demo now, with its line number
             lines = [line for line in text.splitlines() if line.strip()]
+            self.headers.append(lines[0] + "\n")
             game_id = table.import_log(lines[0] + "\n", pin)
             self.games.append((game_id, [json.loads(line) for line in lines[1:]]))
 
@@ -156,11 +160,38 @@ class DemoPlayer:
         self.position += 1
         return played
 
-    def run(self, wait: Callable[[], bool]) -> None:
-        """Play every log to its end, calling ``wait`` before each step (True stops)."""
+    def restart(self) -> None:
+        """Take the played-out games off the list and start every log again from empty.
+
+        A newcomer who opens the demo late still sees games move; the game that was at
+        the table is replaced at the table by its fresh copy.
+        """
+        active = self.table.active_game_id()
+        games = []
+        for header, (old, actions) in zip(self.headers, self.games, strict=True):
+            game_id = self.table.import_log(header, self.pin)
+            if old == active:
+                self.table.activate(game_id)
+            self.table.hide(old)
+            games.append((game_id, actions))
+        self.games = games
+        self.position = 0
+
+    def run(self, wait: Callable[[], bool], *, loop: bool = False, pause: int = 0) -> None:
+        """Play every log to its end, calling ``wait`` before each step (True stops).
+
+        With ``loop`` the finished games stay on show for ``pause`` more waits, then
+        :meth:`restart` begins them again, until ``wait`` says stop.
+        """
         while not wait():
-            if not self.step():
+            if self.step():
+                continue
+            if not loop:
                 return
+            for _ in range(pause):
+                if wait():
+                    return
+            self.restart()
 
 
 def camera_game(table: Any, settings: Settings) -> Any:
@@ -199,6 +230,7 @@ def run_demo(args: argparse.Namespace) -> int:
             table.activate(player.game_ids[0])
             delay = SECONDS_PER_STEP / args.speed
             threads = [threading.Thread(target=player.run, args=(lambda: stop.wait(delay),),
+                                        kwargs={"loop": True, "pause": DEMO_PAUSE_STEPS},
                                         name="demo-player", daemon=True)]
             if args.camera:
                 threads.append(threading.Thread(

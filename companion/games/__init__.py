@@ -70,5 +70,6 @@ def game_module(name: str) -> ModuleType:
     Raises :class:`ParseError` naming the known games when ``name`` is unknown.
     """
     if name not in GAME_NAMES:
-        raise ParseError(f"unknown game {name!r}; choose one of: {', '.join(GAME_NAMES)}")
+        raise ParseError(f"unknown game {name!r}; choose one of: {', '.join(GAME_NAMES)}",
+                         key="unknown_game", name=name)
     return importlib.import_module(f"companion.games.{name}")

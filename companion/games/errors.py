@@ -1,12 +1,25 @@
 """Domain errors shared by every game engine.
 
 Parse errors (a malformed throw, an unknown flag) are kept apart from illegal
-actions (a well-formed throw by the wrong player), as python-chess does.
+actions (a well-formed action by the wrong player), as python-chess does.
+
+A refusal a person will see at the table may carry a ``key`` and ``fields``: the
+message's name and its values (player names, numbers), so that a dashboard can say it
+in the page's language from its own catalogue (``refusal_<key>``). The English text
+stays the message (logs, the command line, tests).
 """
+
+from __future__ import annotations
 
 
 class GameError(ValueError):
     """Base class: something a person entered does not fit the game."""
+
+    def __init__(self, message: str, *args: object, key: str | None = None,
+                 **fields: object) -> None:
+        super().__init__(message, *args)
+        self.key = key
+        self.fields = fields
 
 
 class ParseError(GameError):

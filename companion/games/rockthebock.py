@@ -39,8 +39,8 @@ RULE_FLAGS = (
         ),
         help_de=(
             "Geißen einer Farbe, die niemand spielt, dürfen genommen und abgestrichen werden, "
-            "ohne dass jemand sie einträgt (dump), oder dürfen nicht genommen werden, sodass "
-            "ein Wurf mit nichts anderem wiederholt wird (forbidden)."
+            "ohne dass jemand sie einträgt („abwerfen“), oder dürfen nicht genommen werden, sodass "
+            "ein Wurf mit nichts anderem wiederholt wird („verboten“)."
         ),
     ),
     RuleFlag(
@@ -52,8 +52,8 @@ RULE_FLAGS = (
             "the youngest player (same)."
         ),
         help_de=(
-            "Jede neue Runde beginnt der nächste Spieler im Uhrzeigersinn (rotate) oder immer "
-            "der jüngste Spieler (same)."
+            "Jede neue Runde beginnt der nächste Spieler im Uhrzeigersinn („reihum“) oder immer "
+            "der jüngste Spieler („immer der Jüngste“)."
         ),
     ),
 )
@@ -131,7 +131,8 @@ class Setup:
         if not MIN_PLAYERS <= len(self.players) <= MAX_PLAYERS:
             raise ParseError(
                 f"Rock the Bock needs {MIN_PLAYERS} to {MAX_PLAYERS} players, "
-                f"not {len(self.players)}"
+                f"not {len(self.players)}",
+                key="rtb_players", low=MIN_PLAYERS, high=MAX_PLAYERS,
             )
         names = [p.name for p in self.players]
         colours = [p.colour for p in self.players]
@@ -143,9 +144,10 @@ class Setup:
                     f"{player.name}: colour {player.colour!r} is not one of {', '.join(COLOURS)}"
                 )
         if len(set(names)) != len(names):
-            raise ParseError(f"player names must differ: {', '.join(names)}")
+            raise ParseError(f"player names must differ: {', '.join(names)}", key="names_differ")
         if len(set(colours)) != len(colours):
-            raise ParseError(f"each player needs a different colour: {', '.join(colours)}")
+            raise ParseError(f"each player needs a different colour: {', '.join(colours)}",
+                             key="rtb_colours")
         if self.youngest not in names:
             raise ParseError(
                 f"the youngest player {self.youngest!r} is not one of: {', '.join(names)}"
@@ -447,13 +449,15 @@ def apply(state: State, event: Event) -> State:
     Raises :class:`IllegalAction` with a readable reason; ``state`` is never changed.
     """
     if state.over or state.turn is None:
-        raise IllegalAction("the game is over after three rounds; start a new game")
+        raise IllegalAction("the game is over after three rounds; start a new game",
+                            key="rtb_over")
     setup = state.setup
     actor = setup.seat(event.player)
     expected = setup.players[state.turn].name
     if actor != state.turn:
         verb = "choose" if state.pending is not None else "roll"
-        raise IllegalAction(f"it is {expected}'s turn to {verb}, not {event.player}'s")
+        raise IllegalAction(f"it is {expected}'s turn to {verb}, not {event.player}'s",
+                            key="not_your_turn", player=event.player, expected=expected)
     if isinstance(event, Roll):
         return _apply_roll(state, event)
     return _apply_choice(state, event)
@@ -471,7 +475,8 @@ def _apply_roll(state: State, roll: Roll) -> State:
     if roll.dice != left:
         raise IllegalAction(
             f"{roll.player} has {left} dice left this round, but the roll shows {roll.dice}; "
-            "count the dice again"
+            "count the dice again",
+            key="rtb_dice_left", player=roll.player, n=left, shown=roll.dice,
         )
     return replace(state, pending=roll)
 
@@ -482,7 +487,8 @@ def _apply_choice(state: State, choice: Choice) -> State:
     roller = state.turn
     assert roller is not None  # apply() returned early when the game is over
     if roll is None:
-        raise IllegalAction(f"{choice.player} must roll before choosing a kind")
+        raise IllegalAction(f"{choice.player} must roll before choosing a kind",
+                            key="rtb_roll_first", player=choice.player)
     options = legal_choices(state)
     if not options:
         raise IllegalAction(
@@ -500,7 +506,8 @@ def _apply_choice(state: State, choice: Choice) -> State:
                 f"choose one of: {allowed}"
             )
         raise IllegalAction(
-            f"{choice.player}'s roll shows no {choice.kind}; choose one of: {allowed}"
+            f"{choice.player}'s roll shows no {choice.kind}; choose one of: {allowed}",
+            key="rtb_not_shown", player=choice.player,
         )
     sheets = list(state.sheets)
     if choice.kind == "wolf":

@@ -111,14 +111,16 @@ class Setup:
         players = tuple(self.players)
         object.__setattr__(self, "players", players)
         if len(players) < MIN_PLAYERS:
-            raise ParseError(f"Schocken needs at least {MIN_PLAYERS} players, got {len(players)}")
+            raise ParseError(f"Schocken needs at least {MIN_PLAYERS} players, got {len(players)}",
+                             key="min_players", n=MIN_PLAYERS)
         for name in players:
             if not isinstance(name, str) or not name.strip() or name != name.strip():
                 raise ParseError(
                     f"player names must be non-empty text without outer spaces, not {name!r}"
                 )
         if len(set(players)) != len(players):
-            raise ParseError(f"player names must differ; got {', '.join(players)}")
+            raise ParseError(f"player names must differ; got {', '.join(players)}",
+                             key="names_differ")
         if self.starter not in players:
             raise ParseError(
                 f"the starter {self.starter!r} is not one of the players: {', '.join(players)}"
@@ -340,6 +342,7 @@ class RoundResult:
     source: str  # "middle", the giving player's name, or "schock_aus"
     loser: str
     ended_part: bool
+    starter: str | None = None
 
 
 @dataclass(frozen=True)
@@ -372,6 +375,7 @@ class State:
     tab: tuple[TabEntry, ...]
     last_round: RoundResult | None
     rounds_played: int
+    rounds: tuple[RoundResult, ...] = ()  # every finished round, for the scoreboard
 
     @property
     def rules(self) -> Rules:
@@ -479,37 +483,45 @@ def _times(n: int) -> str:
 def _check_can_throw(state: State, player: str) -> None:
     if state.game_loser is not None:
         raise IllegalAction(
-            f"the game is over ({state.game_loser} lost); start a new game to play on"
+            f"the game is over ({state.game_loser} lost); start a new game to play on",
+            key="game_over", loser=state.game_loser,
         )
     if player not in state.setup.players:
         raise IllegalAction(
-            f"{player!r} is not playing; players: {', '.join(state.setup.players)}"
+            f"{player!r} is not playing; players: {', '.join(state.setup.players)}",
+            key="not_playing", player=player, players=", ".join(state.setup.players),
         )
     reveal = state.awaiting_reveal
     if reveal is not None:
         raise IllegalAction(
-            f"everyone has thrown; {reveal} must reveal the hidden third throw first"
+            f"everyone has thrown; {reveal} must reveal the hidden third throw first",
+            key="reveal_first", player=reveal,
         )
     expected = state.to_throw
     if player == expected:
         return
     if player not in state.half_players:
         where = "the Finale" if state.part == FINALE else f"half {state.part}"
-        raise IllegalAction(f"{player} is not playing in {where}; it is {expected}'s turn")
+        raise IllegalAction(f"{player} is not playing in {where}; it is {expected}'s turn",
+                            key="not_in_part", player=player, expected=expected)
     if player not in state.turn_order:
         raise IllegalAction(
-            f"{player} has no Deckel and is out of this half; it is {expected}'s turn"
+            f"{player} has no Deckel and is out of this half; it is {expected}'s turn",
+            key="out_of_half", player=player, expected=expected,
         )
     if any(e.player == player for e in state.entries):
-        raise IllegalAction(f"{player} has already thrown this round; it is {expected}'s turn")
-    raise IllegalAction(f"it is {expected}'s turn, not {player}'s")
+        raise IllegalAction(f"{player} has already thrown this round; it is {expected}'s turn",
+                            key="thrown_already", player=player, expected=expected)
+    raise IllegalAction(f"it is {expected}'s turn, not {player}'s", key="not_your_turn",
+                        player=player, expected=expected)
 
 
 def _check_dice(state: State, player: str, throws: int, throw: Throw, turned: int) -> None:
     if throws == 1 and not throw.hand:
         raise IllegalAction(
             f"{player} used 1 throw, so all three dice came from the hand: mark it as a "
-            f"hand throw ({Throw(throw.dice, hand=True)})"
+            f"hand throw ({Throw(throw.dice, hand=True)})",
+            key="one_throw_is_hand", player=player,
         )
     if turned not in (0, 1, 2) or isinstance(turned, bool):
         raise IllegalAction(
@@ -519,21 +531,25 @@ def _check_dice(state: State, player: str, throws: int, throw: Throw, turned: in
         return
     if not state.rules.turn_sixes:
         raise IllegalAction(
-            f"{player} turned sixes into 1s, but that is not allowed (rule turn_sixes=false)"
+            f"{player} turned sixes into 1s, but that is not allowed (rule turn_sixes=false)",
+            key="turn_sixes_off", player=player,
         )
     if throws < 2:
         raise IllegalAction(
             f"{player} turned sixes into 1s but used only 1 throw: sixes may only be turned "
-            "while a throw remains"
+            "while a throw remains",
+            key="turn_needs_throw", player=player,
         )
     if throw.hand:
         raise IllegalAction(
             f"{player} turned sixes into 1s, so the throw cannot be from the hand: a turned "
-            "die is kept aside"
+            "die is kept aside",
+            key="turned_not_hand", player=player,
         )
     if turned > throw.ones:
         raise IllegalAction(
-            f"{player} turned {turned} dice into 1s but the throw {throw} shows {throw.ones}"
+            f"{player} turned {turned} dice into 1s but the throw {throw} shows {throw.ones}",
+            key="turned_too_many", player=player, n=turned, ones=throw.ones,
         )
 
 
@@ -547,13 +563,15 @@ def _validate(state: State, event: Event) -> None:
         if limit is not None and event.throws > limit:
             raise IllegalAction(
                 f"{event.player} may throw at most {_times(limit)} this round: "
-                f"{state.entries[0].player}, who started, used {limit}"
+                f"{state.entries[0].player}, who started, used {limit}",
+                key="throw_limit", player=event.player, n=limit, starter=state.entries[0].player,
             )
         if event.throw is None:
             if state.entries or event.throws != 3:
                 raise IllegalAction(
                     "only the round's first player keeps a throw hidden, and only a third "
-                    f"throw; record {event.player}'s dice"
+                    f"throw; record {event.player}'s dice",
+                    key="hidden_only_first", player=event.player,
                 )
             if event.turned:
                 raise IllegalAction("a hidden throw has no dice yet; give turned with reveal")
@@ -562,20 +580,24 @@ def _validate(state: State, event: Event) -> None:
     elif isinstance(event, ThrowRevealed):
         if state.game_loser is not None:
             raise IllegalAction(
-                f"the game is over ({state.game_loser} lost); there is nothing to reveal"
+                f"the game is over ({state.game_loser} lost); there is nothing to reveal",
+                key="game_over", loser=state.game_loser,
             )
         waiting = state.awaiting_reveal
         if waiting is None:
             hidden = state.entries[0].player if state.entries and state.entries[0].throw is None \
                 else None
             if hidden is None:
-                raise IllegalAction("no hidden throw is waiting to be revealed")
+                raise IllegalAction("no hidden throw is waiting to be revealed",
+                                    key="nothing_hidden")
             raise IllegalAction(
                 f"{hidden}'s hidden throw is revealed when the round ends; "
-                f"it is {state.to_throw}'s turn"
+                f"it is {state.to_throw}'s turn",
+                key="reveal_later", player=hidden, expected=state.to_throw,
             )
         if event.player != waiting:
-            raise IllegalAction(f"only {waiting} has a hidden throw to reveal, not {event.player}")
+            raise IllegalAction(f"only {waiting} has a hidden throw to reveal, not {event.player}",
+                                key="reveal_other", player=event.player, expected=waiting)
         _check_dice(state, event.player, 3, event.throw, event.turned)
     else:
         raise IllegalAction(f"not a Schocken event: {event!r}")
@@ -648,9 +670,10 @@ def _resolve_round(state: State) -> State:
     ))
     ended = deckel[seat] == rules.deckel
     result = RoundResult(state.part, state.round_number, state.phase, ranking, count, source,
-                         loser, ended)
+                         loser, ended, state.starter)
     state = replace(state, deckel=tuple(deckel), middle=middle, stats=stats, last_round=result,
-                    rounds_played=state.rounds_played + 1, entries=())
+                    rounds_played=state.rounds_played + 1, entries=(),
+                    rounds=(*state.rounds, result))
     if ended:
         return _end_part(state, loser)
     phase = 1 if middle > 0 else 2
@@ -756,6 +779,33 @@ def replay(setup: Setup, events: list[Event] | tuple[Event, ...]) -> State:
 
 def _part_name(part: Part) -> str:
     return "the Finale" if part == FINALE else f"half {part}"
+
+
+def _deckel_by_half(state: State) -> list[dict[str, Any]]:
+    """Deckel each player received in each half (and the Finale) so far, halves in order."""
+    parts: dict[Part, dict[str, int]] = {}
+    for result in state.rounds:
+        received = parts.setdefault(result.part, dict.fromkeys(state.setup.players, 0))
+        received[result.loser] += result.deckel
+    return [{"half": part, "received": received} for part, received in parts.items()]
+
+
+def _round_row(result: RoundResult, rules: Rules) -> dict[str, Any]:
+    """One line of the round-by-round scoreboard: who started, best, worst, Deckel moved."""
+    started = next((e for e in result.ranking if e.player == result.starter), None)
+    return {
+        "half": result.part,
+        "round": result.number,
+        "phase": result.phase,
+        "starter": result.starter,
+        "throws": None if started is None else started.throws,
+        "best": _entry_dict(result.ranking[0], rules, 1),
+        "worst": _entry_dict(result.ranking[-1], rules, len(result.ranking)),
+        "loser": result.loser,
+        "deckel": result.deckel,
+        "from": "everyone" if result.source == "schock_aus" else result.source,
+        "ended_half": result.ended_part,
+    }
 
 
 def _entry_dict(entry: Entry, rules: Rules, place: int | None) -> dict[str, Any]:
@@ -895,6 +945,8 @@ def view(state: State) -> dict[str, Any]:
             "from": "everyone" if last.source == "schock_aus" else last.source,
             "ended_half": last.ended_part,
         },
+        "rounds": [_round_row(r, rules) for r in state.rounds],
+        "deckel_by_half": _deckel_by_half(state),
         "half_losers": list(state.half_losers),
         "durchmarsch": state.durchmarsch,
         "rules": rules.to_dict(),

@@ -29,7 +29,8 @@ RULE_FLAGS: tuple[RuleFlag, ...] = (
             "Only 4-5-6 and 1-2-3 are a Straße (seed), or 3-4-5 and 2-3-4 too (all_runs)."
         ),
         help_de=(
-            "Nur 4-5-6 und 1-2-3 sind eine Straße (seed) oder auch 3-4-5 und 2-3-4 (all_runs)."
+            "Nur 4-5-6 und 1-2-3 sind eine Straße („Original“) "
+            "oder auch 3-4-5 und 2-3-4 („alle Folgen“)."
         ),
     ),
     RuleFlag(
@@ -55,8 +56,9 @@ RULE_FLAGS: tuple[RuleFlag, ...] = (
             "assembled Schock except Schock aus (above_all), or counts the same (off)."
         ),
         help_de=(
-            "Ein Handschock schlägt einen zusammengewürfelten Schock gleichen Werts (tiebreak), "
-            "jeden zusammengewürfelten Schock außer Schock aus (above_all) oder zählt gleich (off)."
+            "Ein Handschock schlägt einen zusammengewürfelten Schock gleichen Werts "
+            "(„bei Gleichstand“), jeden zusammengewürfelten Schock außer Schock aus "
+            "(„über allen“) oder zählt gleich („aus“)."
         ),
     ),
     RuleFlag(
@@ -104,7 +106,7 @@ RULE_FLAGS: tuple[RuleFlag, ...] = (
         default="",
         choices=(),
         help_en="Club tab: the unit of the amount, e.g. € or 'round of drinks'.",
-        help_de="Vereinskasse: die Einheit des Betrags, z. B. € oder 'Runde'.",
+        help_de="Vereinskasse: die Einheit des Betrags, z. B. € oder „Runde“.",
     ),
 )
 
@@ -203,7 +205,8 @@ class Rules:
                 if value not in flag.choices:
                     raise RuleError(
                         f"rule {name!r} does not accept {raw!r}; use one of: "
-                        + ", ".join(str(c) for c in flag.choices)
+                        + ", ".join(str(c) for c in flag.choices),
+                        key="rule_value", rule=name,
                     )
                 values[name] = value
         return cls(**values)

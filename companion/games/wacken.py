@@ -281,32 +281,39 @@ def check_abrocken(abrocken: Abrocken) -> None:
     if abrocken.songs_on_stage < 1:
         raise IllegalAction(
             f"{abrocken.band} has no songs on stage; an Abrocken needs the band on a stage "
-            "with at least one On-Stage card"
+            "with at least one On-Stage card",
+            key="wk_no_songs", band=abrocken.band,
         )
     names = [p.player for p in abrocken.participants]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
-        raise IllegalAction(f"{twice[0]} is listed twice at {abrocken.band}; list each player once")
+        raise IllegalAction(f"{twice[0]} is listed twice at {abrocken.band}; list each player once",
+                            key="wk_twice", player=twice[0])
     if abrocken.initiator not in names:
         raise IllegalAction(
-            f"the initiator {abrocken.initiator} must be among the participants with their beers"
+            f"the initiator {abrocken.initiator} must be among the participants with their beers",
+            key="wk_initiator_joins", player=abrocken.initiator,
         )
     for p in abrocken.participants:
         if p.player == abrocken.initiator and p.beers not in INITIATOR_BEERS:
             raise IllegalAction(
                 f"{p.player} started the Abrocken and puts 1 or 2 beers before the stage, "
-                f"not {p.beers}"
+                f"not {p.beers}",
+                key="wk_initiator_beers", player=p.player,
             )
         if p.beers < 1:
-            raise IllegalAction(f"{p.player} needs at least one beer to come to {abrocken.band}")
+            raise IllegalAction(f"{p.player} needs at least one beer to come to {abrocken.band}",
+                                key="wk_beer", player=p.player, band=abrocken.band)
         if p.cards < 1:
             raise IllegalAction(
-                f"{p.player} needs at least one matching Rock! card of {abrocken.band} to come"
+                f"{p.player} needs at least one matching Rock! card of {abrocken.band} to come",
+                key="wk_card", player=p.player, band=abrocken.band,
             )
         if p.songs > abrocken.songs_on_stage:
             raise IllegalAction(
                 f"{p.player} cannot match {p.songs} songs: {abrocken.band} has only "
-                f"{abrocken.songs_on_stage} on stage"
+                f"{abrocken.songs_on_stage} on stage",
+                key="wk_songs_stage", player=p.player, n=abrocken.songs_on_stage,
             )
         if p.songs > p.cards:
             raise IllegalAction(

@@ -111,11 +111,12 @@ def _register_error_handlers(app: Flask) -> None:
     def _game_error(exc: GameError):
         # The engines' text says what was wrong in the game's terms; 409 for a well-formed
         # action the state does not allow, 400 for input that could not be read.
-        return error_response(409 if isinstance(exc, IllegalAction) else 400, str(exc))
+        return error_response(409 if isinstance(exc, IllegalAction) else 400, i18n.refusal(exc))
 
     @app.errorhandler(UnknownGame)
     def _not_found(exc: UnknownGame):
-        return error_response(404, str(exc))
+        game_id = (request.view_args or {}).get("game_id", "?")
+        return error_response(404, i18n._("error_no_game", id=game_id))
 
     @app.errorhandler(DuplicateVersion)
     def _raced(exc: DuplicateVersion):
@@ -126,7 +127,7 @@ def _register_error_handlers(app: Flask) -> None:
     def _bad_value(exc: ValueError):
         # Table errors (a bad PIN format, a bad name) and other domain errors: the text
         # says what was wrong; nothing was stored.
-        return error_response(400, str(exc))
+        return error_response(400, i18n.refusal(exc))
 
     @app.errorhandler(HTTPException)
     def _http_error(exc: HTTPException):

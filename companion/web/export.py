@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import io
+import os
 import socket
+from urllib.parse import urlsplit
 
 import segno
 from flask import Blueprint, Response, current_app, render_template, request
@@ -58,7 +60,7 @@ def qr_svg(url: str) -> str:
     """An SVG QR code of ``url`` (light on the page's dark background stays scannable)."""
     out = io.BytesIO()
     segno.make(url, error="m").save(out, kind="svg", scale=6, border=2, dark="#000000",
-                                    light="#ffffff", xmldecl=False)
+                                    light="#ffffff", xmldecl=False, omitsize=True)
     return out.getvalue().decode("utf-8")
 
 
@@ -78,21 +80,66 @@ def qr_text(url: str) -> str:
     return "\n".join(lines)
 
 
-def _url_for_phones() -> str:
+LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1", "[::1]")
+MDNS_MARKERS = ("/run/avahi-daemon/pid", "/var/run/avahi-daemon/pid")
+
+
+def mdns_name() -> str | None:
+    """``<hostname>.local`` when avahi runs here (phones then find the Pi by name)."""
+    if not any(os.path.exists(marker) for marker in MDNS_MARKERS):
+        return None
+    name = socket.gethostname().split(".")[0]
+    return f"{name}.local" if name and name != "localhost" else None
+
+
+def _port() -> int:
+    # The port this request came in on is the one the server listens on (the settings'
+    # port may be 0 or overridden on the command line).
+    return urlsplit(request.host_url).port or get_settings().port
+
+
+def _urls_for_phones() -> list[str]:
+    """Addresses phones at the table can open, best first; empty when only loopback is bound.
+
+    The QR code carries the first. A phone that opened this page from the network already
+    has a working address; on the Pi itself (loopback) the LAN address and the mDNS name
+    are given, but only if the server listens on every interface.
+    """
+    host = get_settings().host
     configured = current_app.config.get("DASHBOARD_URL")
-    if configured:
-        return configured
-    settings = get_settings()
-    if request.host.split(":")[0] not in ("localhost", "127.0.0.1", "[::1]"):
-        return request.host_url  # the phone that opened this page could reach it
-    return dashboard_url(settings.host, settings.port)
+    if request.host.split(":")[0] not in LOOPBACK_HOSTS:
+        urls = [request.host_url]
+    elif configured:
+        urls = [configured]  # what the server printed at start-up
+    elif host in LOOPBACK_HOSTS:
+        return []
+    else:
+        urls = [dashboard_url(host, _port())]
+    if host in ("0.0.0.0", "", "::"):
+        name = mdns_name()
+        if name and urlsplit(urls[0]).hostname != name:
+            urls.append(f"http://{name}:{urlsplit(urls[0]).port or _port()}/")
+    # A loopback address would only open the Pi's own browser: never offer it to phones.
+    return [url for url in urls if urlsplit(url).hostname not in LOOPBACK_HOSTS
+            and not (urlsplit(url).hostname or "").startswith("127.")]
+
+
+def _url_for_phones() -> str:
+    urls = _urls_for_phones()
+    return urls[0] if urls else request.host_url
 
 
 @bp.get("/join")
 def join() -> str:
-    """The dashboard address and its QR code, to show to the others at the table."""
-    url = _url_for_phones()
-    return render_template("join.html", url=url, svg=qr_svg(url))
+    """The dashboard address and its QR code, to show to the others at the table.
+
+    When the companion listens on loopback only, phones cannot reach it: the page says
+    so and how to open it to the network instead of showing a code that cannot work.
+    """
+    urls = _urls_for_phones()
+    if not urls:
+        return render_template("join.html", urls=[], svg=None)
+    return render_template("join.html", urls=urls, svg=qr_svg(urls[0]))
 
 
 @bp.get("/join/qr.svg")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hmac
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from flask import (
@@ -51,7 +52,8 @@ def game_ui(name: str) -> Any:
 
     modules = {"schocken": schocken, "rockthebock": rockthebock, "wacken": wacken}
     if name not in modules:
-        raise ParseError(f"unknown game {name!r}; choose one of: {', '.join(GAME_NAMES)}")
+        raise ParseError(f"unknown game {name!r}; choose one of: {', '.join(GAME_NAMES)}",
+                         key="unknown_game", name=name[:30])
     return modules[name]
 
 
@@ -97,7 +99,19 @@ def index() -> str:
     games = table.list_games()
     active = table.active_game_id()
     games.sort(key=lambda g: (g["id"] != active, g.get("status") == "archived", -g["id"]))
+    for listed in games:
+        if listed.get("error") is None:
+            listed["summary"] = game_ui(listed["game"]).summary(table.snapshot(listed["id"]))
     return render_template("index.html", games=games, active=active, names=GAME_NAMES)
+
+
+@bp.get("/rules")
+def rules_page() -> str:
+    """The rules as the engines apply them, with the house rules of the table's game."""
+    table = get_table()
+    game_id = table.active_game_id()
+    snap = table.snapshot(game_id) if game_id is not None else None
+    return render_template("rules.html", snap=snap, game_id=game_id)
 
 
 @bp.route("/games/new", methods=["GET", "POST"])
@@ -106,36 +120,53 @@ def new_game() -> Any:
     name = request.values.get("game", "schocken")
     ui = game_ui(name)
     if request.method == "GET":
-        return render_template("new_game.html", game=name, names=GAME_NAMES,
-                               rules=rule_fields(name), ui=ui, form={}, error=None)
+        return _setup_page(name, ui, {}, None)
     form = request.form
     pin = form.get("pin", "").strip()
     table = get_table()
     refusal = _may_create(table)
     if refusal is not None:
         status, message = refusal
-        typed = {key: value[:FIELD_ECHO_MAX] for key, value in form.items()}
-        page = render_template("new_game.html", game=name, names=GAME_NAMES,
-                               rules=rule_fields(name), ui=ui, form=typed, error=message)
-        return page, status
+        return _setup_page(name, ui, form, message), status
     try:
         if pin != form.get("pin2", "").strip():
-            raise ParseError(i18n._("error_pin_mismatch"))
+            raise i18n.refuse("error_pin_mismatch")
         setup = ui.setup_from_form(form)
         rules = {f["name"]: form[f"rule_{f['name']}"] for f in rule_fields(name)
                  if f"rule_{f['name']}" in form}
         setup["rules"] = rules
-        game_id = table.create_game(name, setup, pin, activate=True)
+        game_id = table.create_game(name, setup, pin, activate=_activate_new(table, form))
     except ValueError as exc:
-        # Show the form again with what was typed, so nothing has to be re-entered
-        # (cut short: a megabyte pasted into a name field is not sent back).
-        typed = {key: value[:FIELD_ECHO_MAX] for key, value in form.items()}
-        page = render_template("new_game.html", game=name, names=GAME_NAMES,
-                               rules=rule_fields(name), ui=ui, form=typed, error=str(exc))
-        return page, 400
+        return _setup_page(name, ui, form, i18n.refusal(exc)), 400
     remember_unlocked(game_id)
     session.permanent = True
     return redirect(url_for("games.game_page", game_id=game_id))
+
+
+def _setup_page(name: str, ui: Any, form: Mapping[str, str], error: str | None) -> str:
+    # Shown again with what was typed, so nothing has to be re-entered (cut short: a
+    # megabyte pasted into a name field is not sent back).
+    typed = {key: value[:FIELD_ECHO_MAX] for key, value in form.items()}
+    return render_template("new_game.html", game=name, names=GAME_NAMES,
+                           running=_running_game(get_table()), rules=rule_fields(name),
+                           ui=ui, form=typed, error=error)
+
+
+def _running_game(table: Any) -> dict[str, Any] | None:
+    """The game at the table if it is still being played (a new one would push it aside)."""
+    active = table.active_game_id()
+    if active is None:
+        return None
+    snap = table.snapshot(active)
+    return None if snap["over"] else {"id": active, "game": snap["game"]}
+
+
+def _activate_new(table: Any, form: Mapping[str, str]) -> bool:
+    """Whether the new game goes to the table: always at an empty or finished table,
+    and over a running game only when the form's box was ticked (never silently)."""
+    if _running_game(table) is None:
+        return True
+    return form.get("activate") in ("1", "on", "true")
 
 
 def _may_create(table: Any) -> tuple[int, str] | None:
@@ -171,25 +202,43 @@ def _may_create(table: Any) -> tuple[int, str] | None:
     return None
 
 
-def _page(template: str, game_id: int) -> str:
+def _page(template: str, game_id: int, history_limit: int = 0) -> str:
     table = get_table()
     snap = table.snapshot(game_id)
     return render_template(template, snap=snap, game_id=game_id, unlocked=is_unlocked(game_id),
-                           has_picture=table.latest_picture() is not None,
-                           snap_json=json.dumps(snap), catalogue=i18n.catalogue(
-                               i18n.current_language()))
+                           picture=picture_for(game_id), history_limit=history_limit)
+
+
+def picture_for(game_id: int) -> dict[str, Any] | None:
+    """What the camera read for ``game_id`` last, or None.
+
+    A game page shows the camera only for the game the camera reads: a picture taken
+    for another game (or before this one was at the table) would be a stale lie here.
+    """
+    latest = get_table().latest_picture()
+    if latest is None or latest[1].get("game_id") != game_id:
+        return None
+    return latest[1]
+
+
+@bp.app_template_filter("who_label")
+def who_label(name: object) -> str:
+    """Who recorded an entry, as the page's language says it (the button is „Knopf“)."""
+    text = str(name or "")
+    key = f"who_{text}"
+    return i18n._(key) if key in i18n.catalogue(i18n.current_language()) else text
 
 
 @bp.get("/games/<int:game_id>")
 def game_page(game_id: int) -> str:
     """The phone page of one game: scores, the current turn, and (unlocked) the entry panel."""
-    return _page("game.html", game_id)
+    return _page("game.html", game_id, history_limit=5)
 
 
 @bp.get("/games/<int:game_id>/table")
 def table_page(game_id: int) -> str:
     """The same game for a big screen: bigger type, no entry panel."""
-    return _page("table.html", game_id)
+    return _page("table.html", game_id, history_limit=3)
 
 
 @bp.get("/games/<int:game_id>/history")
@@ -245,9 +294,9 @@ def activate(game_id: int) -> Any:
 @bp.post("/games/<int:game_id>/archive")
 @scorekeeper_required
 def archive(game_id: int) -> Any:
-    """Put the game away; it stays readable and exportable."""
+    """Put the game away (end it at the table); it stays readable, exportable, resumable."""
     get_table().archive(game_id)
-    return redirect(url_for("games.index"))
+    return redirect(url_for("games.game_page", game_id=game_id))
 
 
 @bp.post("/games/<int:game_id>/remove")
@@ -275,7 +324,7 @@ def _action_from_request() -> dict[str, Any]:
         raw = request.form.get("action", "")
         data = read_json(raw, i18n._("error_action_json")) if raw else None
     if not isinstance(data, dict):
-        raise ParseError(i18n._("error_action_shape"))
+        raise i18n.refuse("error_action_shape")
     data = {k: v for k, v in data.items() if k != "csrf_token"}
     return data
 
@@ -293,7 +342,7 @@ def submit(game_id: int) -> Any:
     action = _action_from_request()
     if action.get("action") == "undo":
         # Undo has its own route and meaning in the log; keep the two doors apart.
-        raise ParseError(i18n._("error_undo_route"))
+        raise i18n.refuse("error_undo_route")
     return respond_with(game_id, get_table().submit(game_id, action, who()))
 
 
@@ -353,9 +402,20 @@ def rules_in_force(snap: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _shown_value(lang: str, value: object) -> str:
-    if isinstance(value, bool):
-        return i18n.translate(lang, "yes" if value else "no")
+    if isinstance(value, bool) or value in ("true", "false"):
+        return i18n.translate(lang, "yes" if value in (True, "true") else "no")
+    key = f"value_{value}"
+    if key in i18n.catalogue(lang):
+        return i18n.translate(lang, key)
+    if value in ("", None):
+        return i18n.translate(lang, "value_none")
     return str(value)
+
+
+@bp.app_template_global("rule_value")
+def rule_value(value: object) -> str:
+    """A house-rule value as the page's language says it (``seed`` is „Original“)."""
+    return _shown_value(i18n.current_language(), value)
 
 
 def _flag_label(lang: str, name: str) -> str:

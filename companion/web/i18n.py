@@ -53,6 +53,40 @@ def _(key: str, **fields: object) -> str:
     return translate(current_language(), key, **fields)
 
 
+def refusal(exc: BaseException, lang: str | None = None) -> str:
+    """What was refused, in the page's language: the one way every refusal is worded.
+
+    Engine and table errors carry a ``key`` and ``fields`` (see
+    :mod:`companion.games.errors`); the text is the catalogue's ``refusal_<key>`` (or
+    ``<key>`` for the dashboard's own messages) filled with the fields. A nested cause
+    (a correction that breaks a later entry) is worded the same way. An error without a
+    key keeps its English text on English pages; German pages say what to do in German.
+    """
+    lang = lang or current_language()
+    key = getattr(exc, "key", None)
+    if key:
+        fields = dict(getattr(exc, "fields", {}) or {})
+        cause = fields.get("cause")
+        if isinstance(cause, BaseException):
+            fields["cause"] = refusal(cause, lang)
+        rule = fields.get("rule")
+        if isinstance(rule, str) and f"flag_{rule}" in catalogue(lang):
+            fields["rule"] = translate(lang, f"flag_{rule}")
+        for name in (f"refusal_{key}", key):
+            if name in catalogue(lang):
+                return translate(lang, name, **fields)
+    if lang == "en":
+        return str(exc)
+    return translate(lang, "refusal_unknown")
+
+
+def refuse(key: str, **fields: object) -> Exception:
+    """A ParseError worded by the catalogue's ``key`` (raise it: a clear 400)."""
+    from companion.games.errors import ParseError
+
+    return ParseError(translate("en", key, **fields), key=key, **fields)
+
+
 def init_app(app: Flask) -> None:
     """Offer ``_`` and the language to templates; remember a ``?lang=`` choice in a cookie."""
     app.jinja_env.globals["_"] = _

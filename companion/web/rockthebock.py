@@ -40,15 +40,26 @@ def setup_from_form(form: Mapping[str, str]) -> dict[str, Any]:
         if str(seat) == youngest_seat:
             youngest = name
     if youngest is None:
-        raise ParseError(i18n._("error_youngest"))
+        raise i18n.refuse("error_youngest")
     return {"players": players, "youngest": youngest}
+
+
+def summary(snap: dict[str, Any]) -> str:
+    """One line for the game list: the winners, else who leads (and the round)."""
+    standings = snap["standings"]
+    if standings["winners"]:
+        return i18n._("rtb_winners", names=", ".join(standings["winners"]))
+    line = i18n._("rtb_round_of", n=snap["view"]["round"], of=snap["view"]["rounds"])
+    if any(p["total"] for p in standings["players"]):
+        line += " · " + i18n._("leader", names=", ".join(standings["leaders"]))
+    return line
 
 
 def _count(raw: str, face: str) -> int:
     try:
         return whole_number(raw or "0", face, 0, engine.DICE_PER_ROUND)
     except ParseError:
-        raise ParseError(i18n._("error_count", face=face, value=raw[:20])) from None
+        raise i18n.refuse("error_count", face=face, value=raw[:20]) from None
 
 
 @bp.post("/roll")
@@ -58,7 +69,7 @@ def roll(game_id: int) -> Any:
     snap = ensure_game(game_id, NAME)
     turn = snap["view"].get("turn")
     if turn is None:
-        raise ParseError(i18n._("error_game_over"))
+        raise i18n.refuse("error_game_over")
     faces = {face: _count(request.form.get(f"count_{face}", "0"), face) for face in FACES}
     action = {"action": "roll", "player": turn["name"],
               "faces": {face: n for face, n in faces.items() if n}}
@@ -72,7 +83,7 @@ def choose(game_id: int) -> Any:
     snap = ensure_game(game_id, NAME)
     turn = snap["view"].get("turn")
     if turn is None:
-        raise ParseError(i18n._("error_game_over"))
+        raise i18n.refuse("error_game_over")
     action: dict[str, Any] = {"action": "choose", "player": turn["name"],
                               "kind": request.form.get("kind", "")}
     victim = request.form.get("victim", "").strip()

@@ -42,12 +42,26 @@ def setup_from_form(form: Mapping[str, str]) -> dict[str, Any]:
     return setup
 
 
+def summary(snap: dict[str, Any]) -> str:
+    """One line for the game list: who lost, else who holds the most Deckel now."""
+    view = snap["view"]
+    if view.get("game_loser"):
+        return i18n._("loser_is", name=view["game_loser"])
+    most = max(view["players"], key=lambda p: p["deckel"], default=None)
+    half = view["half"]
+    part = i18n._("sch_finale") if half == "finale" else i18n._("sch_half_n", n=half)
+    if most is None or most["deckel"] == 0:
+        return part
+    return part + " · " + i18n._("sch_most_deckel", name=most["name"], n=most["deckel"])
+
+
 def _int_field(name: str, low: int, high: int) -> int:
     raw = request.form.get(name, "").strip()
     try:
         return whole_number(raw, name, low, high)
     except ParseError:
-        raise ParseError(i18n._("error_field_number", field=name, low=low, high=high)) from None
+        raise i18n.refuse("error_field_number", field=i18n._(f"field_{name.rstrip('123')}"),
+                          low=low, high=high) from None
 
 
 def _flag(name: str) -> bool:
@@ -62,7 +76,7 @@ def throw(game_id: int) -> Any:
     revealing = view.get("awaiting_reveal")
     player = revealing or view.get("to_throw")
     if player is None:
-        raise ParseError(i18n._("error_game_over"))
+        raise i18n.refuse("error_game_over")
     if not revealing and _flag("hidden"):
         action: dict[str, Any] = {"action": "throw", "player": player,
                                   "throws": _int_field("throws", 1, 3), "hidden": True}

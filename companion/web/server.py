@@ -14,12 +14,13 @@ import sys
 import threading
 import warnings
 from typing import Any, TextIO
+from urllib.parse import urlsplit
 
 from flask import Flask
 from waitress.server import create_server
 
 from companion.config import ConfigError, Settings
-from companion.web.export import dashboard_url, qr_text
+from companion.web.export import dashboard_url, mdns_name, qr_text
 
 # Open connections in all: far above a table of phones (each keeps one event stream and
 # opens a few more for pages), far below the process's file limit.
@@ -103,6 +104,14 @@ def print_banner(url: str, pin: str | None = None, out: TextIO | None = None) ->
     """Print the dashboard address with a text QR code (and the PIN when one is given)."""
     out = out or sys.stdout
     print(f"Dashboard: {url}", file=out)
+    host = urlsplit(url).hostname or ""
+    if host.startswith("127.") or host in ("localhost", "::1"):
+        print("Only this device can open it; --host 0.0.0.0 lets phones on the network join.",
+              file=out)
+    else:
+        name = mdns_name()
+        if name:
+            print(f"Also: http://{name}:{urlsplit(url).port}/", file=out)
     print(qr_text(url), file=out)
     if pin is not None:
         print(f"Scorekeeper PIN: {pin}", file=out)

@@ -31,18 +31,28 @@ def setup_from_form(form: Mapping[str, str]) -> dict[str, Any]:
     return {"players": [n for n in (form.get(f"name_{s}", "").strip() for s in range(SEATS)) if n]}
 
 
+def summary(snap: dict[str, Any]) -> str:
+    """One line for the game list: the winners, else who has the most wristbands."""
+    standings = snap["standings"]
+    if standings["winners"]:
+        return i18n._("wk_winners", names=", ".join(standings["winners"]))
+    if not any(p["wristbands"] for p in standings["players"]):
+        return ""
+    return i18n._("leader", names=", ".join(standings["leaders"]))
+
+
 def _number(name: str, label: str) -> int:
     raw = request.form.get(name, "").strip() or "0"
     try:
         return whole_number(raw, label, 0, 99)
     except ParseError:
-        raise ParseError(i18n._("error_whole_number", field=label, value=raw[:20])) from None
+        raise i18n.refuse("error_whole_number", field=label, value=raw[:20]) from None
 
 
 def _abrocken_action(players: list[str]) -> dict[str, Any]:
     band = request.form.get("band", "").strip()
     if not band:
-        raise ParseError(i18n._("error_band"))
+        raise i18n.refuse("error_band")
     participants = []
     for seat, player in enumerate(players):
         if request.form.get(f"join_{seat}") not in ("1", "on", "true"):

@@ -117,7 +117,7 @@ def test_camera_picture_with_its_annotations_updates_live(server, phone):
     shot(camera, "camera-annotated")
 
 
-def test_a_rock_the_bock_roll_is_corrected_by_counting_faces(server, phone):
+def test_a_rock_the_bock_roll_and_choice_are_corrected_with_the_entry_controls(server, phone):
     game = server.table.create_game("rockthebock", BOCK_SETUP, PIN)
     # Rita is youngest and rolls first; the camera (or a hasty tap) saw one bock too few.
     server.table.submit(game, {"action": "roll", "player": "Rita",
@@ -125,24 +125,25 @@ def test_a_rock_the_bock_roll_is_corrected_by_counting_faces(server, phone):
     keeper = phone(f"{server.url}/games/{game}")
     become_scorekeeper(keeper)
     keeper.goto(f"{server.url}/games/{game}/history")
-    keeper.click("#history li[data-version='1'] button")
-    assert keeper.is_hidden("#correct-json")
+    keeper.click("#history [data-edit='1']")
+    assert keeper.locator("#editor textarea").count() == 0
     keeper.click("[data-edit-face='bock+']")
     keeper.click("[data-edit-face='wolf-']")
-    keeper.click("#correct-send")
+    keeper.click("#edit-save")
     keeper.wait_for_selector("#history li[data-version='2']")
     pending = server.table.snapshot(game)["view"]["pending_roll"]
     assert pending == {"bock": 4, "wolf": 4, "goat_red": 2}
-    # A choice has no dice to tap: it is edited as JSON, and bad JSON is refused.
+    # A choice is corrected by choosing the kind again, named in words; wolves need a receiver.
     server.table.submit(game, {"action": "choose", "player": "Rita", "kind": "bock"}, "phone")
-    keeper.wait_for_selector("#history li[data-version='3'] button")
-    keeper.click("#history li[data-version='3'] button")
-    assert keeper.is_visible("#correct-json")
-    keeper.fill("#correct-json", "{not json")
-    keeper.click("#correct-send")
-    keeper.wait_for_selector("#status.error")
-    assert "JSON" in keeper.inner_text("#status")
-    assert server.table.snapshot(game)["version"] == 3
+    keeper.wait_for_selector("#history [data-edit='3']")
+    keeper.click("#history [data-edit='3']")
+    assert "Wolf" in keeper.inner_text("#editor [data-edit-kind='wolf']")
+    keeper.click("#editor [data-edit-kind='wolf']")
+    assert keeper.input_value("#edit-victim") == "Bo"
+    keeper.click("#edit-save")
+    keeper.wait_for_selector("#history li[data-version='4']")
+    sheets = server.table.snapshot(game)["standings"]["players"]
+    assert sheets[1]["current"]["wolves"] == 4  # Bo received Rita's four wolves
 
 
 def test_the_camera_pipeline_shows_its_annotated_picture_and_what_the_button_would_record(

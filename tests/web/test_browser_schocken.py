@@ -66,6 +66,11 @@ def test_new_game_through_the_setup_page(server, phone):
     page.fill("#name_0", "Anna")
     page.fill("#name_1", "Ben")
     page.check("input[name=starter][value='1']")
+    # The rules are folded into one line with their values in German; a tap opens them.
+    assert page.is_hidden("#rule_handschock")
+    summary = page.inner_text("#rules-fold summary")
+    assert "Original" in summary and "seed" not in summary and "tiebreak" not in summary
+    page.click("#rules-fold summary")
     page.select_option("#rule_handschock", "above_all")
     page.fill("#new-pin", PIN)
     page.fill("#new-pin2", PIN)
@@ -93,38 +98,48 @@ def test_table_view_and_history_pages(server, phone):
     shot(big, "schocken-table-view")
 
 
-def test_scorekeeper_corrects_a_throw_by_tapping_dice(server, phone):
+def test_scorekeeper_corrects_a_throw_in_place_with_direct_values(server, phone):
     game = server.table.create_game("schocken", {"players": ["Anna", "Ben"]}, PIN)
     keeper = phone(f"{server.url}/games/{game}")
     become_scorekeeper(keeper)
     enter_throw(keeper, (4, 2, 1))
     watcher = phone(f"{server.url}/games/{game}")
     wait_live(watcher)
-    keeper.goto(f"{server.url}/games/{game}/history")
-    keeper.click("#history li[data-version='1'] button")
-    assert keeper.is_hidden("#correct-json")  # a throw is corrected by tapping, not as JSON
-    dice = keeper.locator("[data-edit-die]")
-    assert dice.all_inner_texts() == ["⚃", "⚁", "⚀"]
-    for _ in range(2):  # 4 -> 5 -> 6
-        dice.nth(0).click()
-    for _ in range(5):  # 2 -> 3 -> 4 -> 5 -> 6 -> 1
-        dice.nth(1).click()
-    assert dice.all_inner_texts() == ["⚅", "⚀", "⚀"]
-    keeper.click("#correct-send")
+    # The entry in the game page's own history opens the editor under it: no other page.
+    keeper.click("#history [data-edit='1']")
+    assert keeper.locator("#editor textarea").count() == 0  # no JSON box
+    chosen = keeper.locator("#editor [data-edit-die][aria-pressed='true']")
+    assert chosen.all_inner_texts() == ["⚃", "⚁", "⚀"]
+    keeper.click("#editor [data-edit-die='0'][data-value='6']")  # one tap: the value itself
+    keeper.click("#editor [data-edit-die='1'][data-value='1']")
+    assert chosen.all_inner_texts() == ["⚅", "⚀", "⚀"]
+    keeper.click("#edit-save")
     keeper.wait_for_selector("#history li[data-version='2']")
+    assert keeper.locator("#editor").count() == 0
     assert "#1" in keeper.inner_text("#history li[data-version='2']")
     watcher.wait_for_selector("#throws li[data-player='Anna'][data-class='schock']")
-    keeper.click("#history li[data-version='1'] button")
-    assert dice.all_inner_texts() == ["⚅", "⚀", "⚀"]  # the correction in force
-    # One throw that is not from the hand cannot be: the engine refuses and says why.
-    keeper.click("[data-edit-throws='1']")
-    keeper.uncheck("#edit-hand")
-    keeper.click("#correct-send")
-    keeper.wait_for_selector("#status.error")
-    assert "from the hand" in keeper.inner_text("#status") or "Hand" in keeper.inner_text(
-        "#status")
-    assert server.table.snapshot(game)["version"] == 2  # nothing stored
-    shot(keeper, "history-correction")
+    keeper.click("#history [data-edit='1']")
+    assert chosen.all_inner_texts() == ["⚅", "⚀", "⚀"]  # the correction in force
+    # Two throws, then the hand box starts afresh (unticked); one throw ticks and locks it.
+    keeper.click("#editor [data-edit-throws='2']")
+    assert not keeper.is_checked("#edit-hand")
+    keeper.click("#editor [data-edit-throws='1']")
+    assert keeper.is_checked("#edit-hand") and keeper.is_disabled("#edit-hand")
+    shot(keeper, "game-correction")
+    keeper.click("#edit-cancel")
+    # A correction the engine refuses is said next to the editor, in German: Anna (who
+    # started) used one throw, so Ben cannot have used two.
+    server.table.submit(game, {"action": "throw", "player": "Ben", "throws": 1,
+                               "dice": [3, 3, 2]}, "Kim")
+    keeper.wait_for_selector("#history [data-edit='3']")
+    keeper.click("#history [data-edit='3']")
+    keeper.click("#editor [data-edit-throws='2']")
+    keeper.click("#edit-save")
+    keeper.wait_for_selector("#editor .status.error")
+    said = keeper.inner_text("#editor .status")
+    assert "#3" in said and "höchstens 1-mal" in said, said
+    assert "may" not in said and "throw" not in said
+    assert server.table.snapshot(game)["version"] == 3  # nothing stored
 
 
 def test_game_list_follows_a_new_game(server, phone):
@@ -134,9 +149,7 @@ def test_game_list_follows_a_new_game(server, phone):
     game = server.table.create_game("wacken", WACKEN_SETUP, PIN)
     page.wait_for_selector(f"li[data-game-id='{game}']")
     server.table.submit(game, {"action": "game_end", "reason": "rock_deck_empty"}, "Kim")
-    page.wait_for_function(
-        f"document.querySelector(\"li[data-game-id='{game}'] .version\").textContent"
-        ".includes('1')")
+    page.wait_for_selector(f"li[data-game-id='{game}'][data-version='1']")
 
 
 def test_a_list_page_catches_up_on_changes_made_before_its_stream_opened(server, phone):
@@ -151,11 +164,9 @@ def test_a_list_page_catches_up_on_changes_made_before_its_stream_opened(server,
     page.wait_for_selector(f"li[data-game-id='{game}']")
     page.wait_for_function("window.DC !== undefined")
     server.table.submit(game, {"action": "game_end", "reason": "rock_deck_empty"}, "Kim")
-    assert "0" in page.inner_text(f"li[data-game-id='{game}'] .version")
+    assert page.get_attribute(f"li[data-game-id='{game}']", "data-version") == "0"
     while not held:
         page.wait_for_timeout(50)
     held[0].continue_()
     page.unroute("**/events*")
-    page.wait_for_function(
-        f"document.querySelector(\"li[data-game-id='{game}'] .version\").textContent"
-        ".includes('1')")
+    page.wait_for_selector(f"li[data-game-id='{game}'][data-version='1']")

@@ -49,6 +49,28 @@ def test_demo_player_starts_empty_and_ends_at_the_logged_standings(table):
     assert len(waits) == longest
 
 
+def test_demo_player_loops_its_games_for_late_newcomers(table):
+    logs = demo_logs(FIXTURES)
+    player = DemoPlayer(table, logs, pin=PIN)
+    first = player.game_ids
+    table.activate(first[0])
+    longest = max(len(p.read_text().strip().splitlines()) - 1 for p in logs.values())
+    waits = []
+
+    def wait() -> bool:  # stop two steps into the second round of play
+        waits.append(1)
+        return len(waits) > longest + 1 + 3 + 2
+
+    player.run(wait, loop=True, pause=3)
+    second = player.game_ids
+    assert not set(first) & set(second)
+    listed = [g["id"] for g in table.list_games()]
+    assert sorted(listed) == sorted(second)  # the played-out copies left the list
+    assert table.active_game_id() == second[0]
+    assert all(table.snapshot(g)["version"] == 2 for g in second)
+    assert all(table.snapshot(g)["over"] for g in first)  # still stored, played out
+
+
 def test_demo_refuses_a_bad_speed(capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(["demo", "--speed", "0"])

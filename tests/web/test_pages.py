@@ -8,10 +8,20 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import BOCK_SETUP, PIN, SCHOCKEN_SETUP, WACKEN_SETUP, csrf, post, unlock
+from conftest import (
+    BOCK_SETUP,
+    PIN,
+    SCHOCKEN_SETUP,
+    TEST_CONFIG,
+    WACKEN_SETUP,
+    csrf,
+    post,
+    unlock,
+)
 
+from companion.config import Settings
 from companion.games import game_module
-from companion.web import i18n
+from companion.web import create_app, i18n
 from companion.web.export import dashboard_url, qr_svg, qr_text
 
 WEB = Path(__file__).resolve().parents[2] / "companion" / "web"
@@ -104,22 +114,23 @@ def test_a_guest_cannot_start_a_game_while_one_runs(client, table):
     assert "Schreiber" in response.get_data(as_text=True)
     assert [g["id"] for g in table.list_games()] == [running]
     unlock(client, running)
-    assert new_game_form(client, game="schocken", name_0="C", name_1="D").status_code == 302
+    assert new_game_form(client, game="schocken", name_0="C", name_1="D",
+                         activate="1").status_code == 302
     assert table.active_game_id() != running  # its scorekeeper starts the next game
 
 
 @pytest.mark.parametrize(
     "fields, message",
     [
-        ({"game": "schocken", "name_0": "Anna"}, "at least 2 players"),
-        ({"game": "schocken", "name_0": "Anna", "name_1": "Anna"}, "must differ"),
+        ({"game": "schocken", "name_0": "Anna"}, "mindestens 2 Spieler"),
+        ({"game": "schocken", "name_0": "Anna", "name_1": "Anna"}, "anderen Namen"),
         ({"game": "rockthebock", "name_0": "R", "colour_0": "red", "name_1": "B",
-          "colour_1": "red", "youngest": "0"}, "different colour"),
+          "colour_1": "red", "youngest": "0"}, "andere Farbe"),
         ({"game": "schocken", "name_0": "A", "name_1": "B", "pin2": "1234"}, "PINs"),
         ({"game": "schocken", "name_0": "A", "name_1": "B", "pin": "12", "pin2": "12"},
-         "4 to 12 digits"),
+         "4 bis 12 Ziffern"),
         ({"game": "schocken", "name_0": "A", "name_1": "B", "rule_straights": "none"},
-         "straights"),
+         "Hausregel „Straßen“"),
     ],
 )
 def test_bad_setup_shows_the_form_again_and_stores_nothing(client, table, fields, message):
@@ -134,7 +145,7 @@ def test_bad_setup_shows_the_form_again_and_stores_nothing(client, table, fields
 def test_unknown_game_in_the_form_is_a_clear_400(client):
     response = client.get("/games/new?game=skat")
     assert response.status_code == 400
-    assert "unknown game 'skat'" in html.unescape(response.get_data(as_text=True))
+    assert "Spiel „skat“ gibt es hier nicht" in html.unescape(response.get_data(as_text=True))
 
 
 def test_index_lists_games_and_offers_resume_and_archive_to_the_scorekeeper(client, table):
@@ -178,7 +189,7 @@ def test_schocken_throw_over_the_limit_is_refused_by_the_engine(client, table):
     response = post(client, f"/games/{game}/schocken/throw",
                     data={"d1": "4", "d2": "2", "d3": "1", "throws": "2"})
     assert response.status_code == 409
-    assert "at most 1" in response.get_json()["error"]
+    assert "höchstens 1-mal" in response.get_json()["error"]
     assert table.snapshot(game)["version"] == 1
 
 
@@ -202,8 +213,8 @@ def test_rock_the_bock_roll_and_wolf_choice_through_the_forms(client, table):
     [
         ("roll", {"count_bock": "x"}, 400, "keine Zahl"),
         ("roll", {"count_bock": "11"}, 400, "keine Zahl"),
-        ("roll", {"count_bock": "3"}, 409, "10 dice left"),
-        ("choose", {"kind": "bock"}, 409, "must roll"),
+        ("roll", {"count_bock": "3"}, 409, "noch 10 Würfel"),
+        ("choose", {"kind": "bock"}, 409, "muss erst würfeln"),
     ],
 )
 def test_rock_the_bock_bad_forms_change_nothing(client, table, path, data, status, words):
@@ -257,7 +268,7 @@ def test_wacken_bad_abrocken_is_refused(client, table):
     unlock(client, game)
     three_beers = abrocken_form(beers_0="3")
     response = post(client, f"/games/{game}/wacken/abrocken", data=three_beers)
-    assert response.status_code == 409 and "1 or 2 beers" in response.get_json()["error"]
+    assert response.status_code == 409 and "1 oder 2 Biere" in response.get_json()["error"]
     response = post(client, f"/games/{game}/wacken/abrocken", data=abrocken_form(band=""))
     assert response.status_code == 400 and "Band" in response.get_json()["error"]
     assert table.snapshot(game)["version"] == 0
@@ -316,6 +327,37 @@ def test_join_page_shows_address_and_qr(client):
     page = client.get("/join", base_url="http://192.168.1.7:8080").get_data(as_text=True)
     assert "http://192.168.1.7:8080/" in page and "<svg" in page
     assert client.get("/join/qr.svg").mimetype == "image/svg+xml"
+
+
+def test_join_page_never_offers_a_loopback_address_to_phones(table, settings, monkeypatch):
+    from companion.web import export
+
+    # The demo serves on 127.0.0.1 and records that address: phones could not open it.
+    app = create_app(table, settings, {**TEST_CONFIG, "DASHBOARD_URL": "http://127.0.0.1:8080/"})
+    page = app.test_client().get("/join").get_data(as_text=True)
+    assert "<svg" not in page and "--host 0.0.0.0" in page
+    # Listening everywhere, with avahi running: the LAN address first, then the mDNS name.
+    monkeypatch.setattr(export, "lan_address", lambda: "192.168.1.7")
+    monkeypatch.setattr(export, "mdns_name", lambda: "dice-companion.local")
+    anywhere = Settings(data_dir=settings.data_dir, host="0.0.0.0", port=8080)
+    page = create_app(table, anywhere, TEST_CONFIG).test_client().get(
+        "/join", base_url="http://127.0.0.1:8080").get_data(as_text=True)
+    assert 'id="join-url" href="http://192.168.1.7:8080/"' in page
+    assert "http://dice-companion.local:8080/" in page
+
+
+def test_start_up_banner_says_how_phones_can_join(monkeypatch):
+    import io
+
+    from companion.web import server
+
+    out = io.StringIO()
+    server.print_banner("http://127.0.0.1:8080/", out=out)
+    assert "--host 0.0.0.0" in out.getvalue()
+    monkeypatch.setattr(server, "mdns_name", lambda: "dice-companion.local")
+    out = io.StringIO()
+    server.print_banner("http://192.168.1.7:8080/", out=out)
+    assert "http://dice-companion.local:8080/" in out.getvalue()
 
 
 def test_camera_picture_and_reading(client, table):

@@ -154,8 +154,9 @@ def test_starting_games_is_rate_limited(app, table):
     app.extensions["game_creation_limit"]._tokens = 2
     assert new_game(client).status_code == 302
     first = table.active_game_id()
-    assert new_game(client).status_code == 302  # the scorekeeper starts the next one
-    limited = new_game(client)
+    # The scorekeeper starts the next one and brings it to the table (asked on the form).
+    assert new_game(client, activate="1").status_code == 302
+    limited = new_game(client, activate="1")
     assert limited.status_code == 429
     assert len(table.list_games()) == 2
     assert table.active_game_id() != first
@@ -170,6 +171,8 @@ def test_admin_pin_lets_its_holder_start_a_game(table, settings):
     assert new_game(guest).status_code == 403
     assert new_game(guest, admin_pin="11111").status_code == 403
     assert new_game(guest, admin_pin="24680").status_code == 302
+    assert table.active_game_id() == running  # not asked to push it aside: it stays
+    assert new_game(guest, admin_pin="24680", activate="1").status_code == 302
     assert table.active_game_id() != running
     # With an admin PIN set, an empty table is not first come, first served either.
     table.archive(table.active_game_id())
@@ -177,11 +180,11 @@ def test_admin_pin_lets_its_holder_start_a_game(table, settings):
 
 
 @pytest.mark.parametrize("name, words", [
-    ("x" * 1_500_000, "too large"),
-    ("x" * 31, "at most 30"),
-    ("Anna\u202e", "text-direction"),
-    ("Ben\u2066x", "text-direction"),
-    ("Cem\x07", "control"),
+    ("x" * 1_500_000, "zu groß"),
+    ("x" * 31, "höchstens 30"),
+    ("Anna\u202e", "Schreibrichtungszeichen"),
+    ("Ben\u2066x", "Schreibrichtungszeichen"),
+    ("Cem\x07", "Steuer"),
 ])
 def test_player_names_are_limited_server_side(client, table, name, words):
     response = new_game(client, name_0=name)

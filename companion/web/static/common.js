@@ -10,7 +10,9 @@
     snap: boot.snapshot,
     unlocked: boot.unlocked,
     catalogue: boot.catalogue || {},
+    picture: boot.picture || null,
     renderers: [],
+    editing: null,
     live: false,
   });
 
@@ -18,6 +20,17 @@
     let text = DC.catalogue[key] || key;
     for (const [k, v] of Object.entries(fields || {})) text = text.split("{" + k + "}").join(v);
     return text;
+  };
+
+  // A count with its noun: "1 Wurf", "2 Würfe" (key_one / key_other in the catalogue).
+  DC.tn = function (key, n, fields) {
+    return DC.t(key + (n === 1 ? "_one" : "_other"), Object.assign({ n: n }, fields || {}));
+  };
+
+  // Who recorded an entry, in the page's language (the turn button is "Knopf").
+  DC.who = function (name) {
+    const key = "who_" + (name || "");
+    return DC.catalogue[key] || name || "";
   };
 
   DC.el = function (tag, attrs, ...children) {
@@ -49,7 +62,13 @@
   };
 
   // POST with the CSRF token; the server answers JSON (a snapshot, or {error}).
-  DC.post = async function (url, body) {
+  DC.post = async function (url, body, statusBox) {
+    const say = function (message, isError) {
+      if (!statusBox) { DC.status(message, isError); return; }
+      statusBox.textContent = message || "";
+      statusBox.className = "status" + (message && isError ? " error" : "");
+    };
+    const before = DC.snap ? DC.snap.version : null;
     const headers = { "X-CSRF-Token": DC.csrf, Accept: "application/json" };
     let payload = body;
     if (body && !(body instanceof FormData)) {
@@ -60,17 +79,28 @@
     try {
       response = await fetch(url, { method: "POST", headers, body: payload, credentials: "same-origin" });
     } catch (err) {
-      DC.status(DC.t("js_offline"), true);
+      say(DC.t("js_offline"), true);
       return null;
     }
     let data = null;
     try { data = await response.json(); } catch (err) { data = null; }
     if (!response.ok) {
-      DC.status((data && data.error) || DC.t("js_failed", { status: response.status }), true);
+      say((data && data.error) || DC.t("js_failed", { status: response.status }), true);
       return null;
     }
-    DC.status("");
-    if (data && data.snapshot) DC.show(data.snapshot, data.unlocked);
+    say("");
+    if (data && data.snapshot) {
+      DC.show(data.snapshot, data.unlocked);
+      // What was stored, said where the thumb is (the score itself is further down).
+      const history = data.snapshot.history || [];
+      const last = history[history.length - 1];
+      if (!statusBox && last && last.version !== before) {
+        const what = last.kind === "undo" ? DC.t("js_undo_of", { n: last.target }) : DC.entryText(last.text, last.action);
+        DC.status(DC.t("js_recorded", { text: what }), false);
+        const box = document.getElementById("status");
+        if (box) box.classList.add("ok");
+      }
+    }
     return data;
   };
 
@@ -84,6 +114,7 @@
     if (unlocked !== undefined) DC.unlocked = unlocked;
     document.body.dataset.version = snap.version;
     for (const render of DC.renderers) render(snap, DC.unlocked);
+    DC.renderProposal();
   };
 
   DC.refresh = async function () {
@@ -102,13 +133,51 @@
       { hour: "2-digit", minute: "2-digit", second: "2-digit" });
   };
 
-  // Game pages show the camera's latest picture small; the camera page draws its reading.
-  DC.onPicture = function () {
+  // Game pages show the camera's latest picture small, and only for the game the camera
+  // reads: the notice names it. A proposal read for this game is one tap to record.
+  DC.onPicture = async function (notice) {
+    if (notice.game_id !== DC.gameId) return;
     const img = document.getElementById("camera-thumb");
-    if (!img) return;
-    img.src = "/camera/latest.jpg?t=" + Date.now();
-    document.getElementById("camera-panel").hidden = false;
+    if (img) {
+      img.src = "/camera/latest.jpg?t=" + Date.now();
+      document.getElementById("camera-panel").hidden = false;
+    }
+    if (!DC.unlocked) return;
+    try {
+      const response = await fetch("/camera/latest.json", { headers: { Accept: "application/json" } });
+      if (!response.ok) return;
+      DC.picture = (await response.json()).reading;
+    } catch (err) { return; }
+    DC.renderProposal();
   };
+
+  // "Übernehmen": what the camera proposes for the turn now, valid only for the version
+  // of the game it was read at (once anything is recorded it is stale and disappears).
+  DC.renderProposal = function () {
+    const box = document.getElementById("proposal");
+    if (!box) return;
+    const p = DC.picture;
+    const fresh = p && p.game_id === DC.gameId && p.proposal && p.proposal.action &&
+      DC.snap && p.version === DC.snap.version;
+    if (!fresh) { DC.put(box); return; }
+    const text = DC.entryText(p.proposal.text);
+    DC.put(box, DC.el("button", { type: "button", class: "primary wide", id: "take-proposal",
+      onclick: function () { DC.action(p.proposal.action); } }, DC.t("js_take_camera", { text: text })));
+  };
+
+  // The physical turn button recorded or refused something: every keeper's page of
+  // that game says so where the thumb is, for a few seconds.
+  let buttonTimer = null;
+  DC.onButton = function (notice) {
+    const box = document.getElementById("button-said");
+    if (!box || (notice.game_id !== null && notice.game_id !== undefined && notice.game_id !== DC.gameId)) return;
+    box.textContent = DC.t("button_said", { text: DC.entryText(notice.text) });
+    box.className = "button-said " + (notice.ok ? "ok" : "refused");
+    box.hidden = false;
+    clearTimeout(buttonTimer);
+    buttonTimer = setTimeout(function () { box.hidden = true; }, DC.buttonSeconds * 1000);
+  };
+  DC.buttonSeconds = 6;
 
   function setLive(on) {
     DC.live = on;
@@ -132,8 +201,12 @@
       let notice;
       try { notice = JSON.parse(event.data); } catch (err) { return; }
       if (notice.kind === "picture") { DC.onPicture(notice); return; }
+      if (notice.type === "button") { DC.onButton(notice); return; }
       if (DC.gameId === null || DC.gameId === undefined) { DC.onNotice && DC.onNotice(notice); return; }
-      if (notice.game_id === DC.gameId && (!DC.snap || notice.version !== DC.snap.version)) DC.refresh();
+      if (notice.game_id !== DC.gameId) return;
+      // The game left the table or came back: the page's frame (entry, banners) changes.
+      if (notice.kind === "activated" || notice.kind === "archived") { window.location.reload(); return; }
+      if (!DC.snap || notice.version !== DC.snap.version) DC.refresh();
     };
     source.onerror = function () {
       setLive(false);
@@ -156,12 +229,40 @@
       .map(function (e) { return e[0] + " " + (Array.isArray(e[1]) ? e[1].join("-") : typeof e[1] === "object" ? JSON.stringify(e[1]) : e[1]); }).join(", ");
   };
 
+  // The action in force for a history entry: its latest correction, if any.
+  DC.actionInForce = function (snap, entry) {
+    const by = entry.corrected_by || [];
+    if (by.length) {
+      const latest = snap.history.find(function (e) { return e.version === by[by.length - 1]; });
+      if (latest) return latest.action.event;
+    }
+    return entry.action;
+  };
+
+  // Fixing in place: the game's own editor (the same controls as entering) opens under
+  // the tapped entry; the engine checks the whole log again and may refuse.
+  function openEditor(entry, li) {
+    if (DC.editing && DC.editing.version === entry.version) { DC.editing = null; DC.show(DC.snap); return; }
+    const version = entry.version;
+    const status = DC.el("div", { class: "status", role: "status" });
+    const editor = DC.editor(JSON.parse(JSON.stringify(DC.actionInForce(DC.snap, entry))), async function (action) {
+      const done = await DC.post("/games/" + DC.gameId + "/correct/" + version, action, status);
+      if (done) { DC.editing = null; DC.show(DC.snap); }
+    });
+    const node = DC.el("div", { class: "editor panel", id: "editor" },
+      DC.el("strong", {}, DC.t("js_edit_title", { n: version })), editor, status,
+      DC.el("button", { type: "button", id: "edit-cancel", onclick: function () { DC.editing = null; DC.show(DC.snap); } }, DC.t("cancel")));
+    DC.editing = { version: version, node: node };
+    li.append(node);
+  }
+
   // History list (game page shows the latest few, the history page all of them).
   DC.renderHistory = function (snap, limit) {
     const list = document.getElementById("history");
     if (!list) return;
     const entries = (snap.history || []).slice().reverse();
     const shown = limit ? entries.slice(0, limit) : entries;
+    const editable = DC.unlocked && DC.editor;
     DC.put(list, ...shown.map(function (entry) {
       let what = DC.entryText(entry.text, entry.action);
       if (entry.kind === "undo") what = DC.t("js_undo_of", { n: entry.target });
@@ -169,14 +270,19 @@
       const marks = [];
       if (entry.undone) marks.push(DC.t("js_undone"));
       if (entry.corrected) marks.push(DC.t("js_corrected"));
-      const li = DC.el("li", { "data-version": entry.version },
-        DC.el("span", { class: "muted small" }, "#" + entry.version + " " + DC.formatTime(entry.time) + " · " + (entry.who || "")),
-        " ",
-        DC.el("span", { class: entry.undone ? "undone" : "" }, what),
-        marks.length ? DC.el("span", { class: "tag" }, marks.join(", ")) : null);
-      if (DC.unlocked && !limit && entry.kind === "action" && !entry.undone && DC.editAction) {
-        li.append(" ", DC.el("button", { type: "button", class: "small", onclick: function () { DC.editAction(entry); } }, DC.t("js_correct")));
+      const head = DC.el("span", { class: "muted small" }, "#" + entry.version + " " + DC.formatTime(entry.time) + " · " + DC.who(entry.who));
+      const text = DC.el("span", { class: entry.undone ? "undone" : "" }, what);
+      const tag = marks.length ? DC.el("span", { class: "tag" }, marks.join(", ")) : null;
+      const li = DC.el("li", { "data-version": entry.version });
+      if (editable && entry.kind === "action" && !entry.undone) {
+        li.append(DC.el("button", { type: "button", class: "entry-edit", "data-edit": entry.version,
+          "aria-expanded": DC.editing && DC.editing.version === entry.version ? "true" : "false",
+          onclick: function () { openEditor(entry, li); } }, head, " ", text, " ", tag, DC.el("span", { class: "pen", "aria-hidden": "true" }, " ✎")));
+      } else {
+        li.append(head, " ", text);
+        if (tag) li.append(" ", tag);
       }
+      if (DC.editing && DC.editing.version === entry.version) li.append(DC.editing.node);
       return li;
     }));
   };

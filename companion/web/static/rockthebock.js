@@ -31,6 +31,17 @@
         el("tr", {}, el("th", { colspan: 4 }, t("total")), el("th", { class: "total" }, fmt(player.total)))));
   }
 
+  // The combined ranking across every pad: totals, best first, and whose turn it is.
+  function ranking(st, view) {
+    const order = st.players.slice().sort(function (a, b) { return b.total - a.total; });
+    return el("div", { class: "panel" }, el("h2", {}, t("rtb_ranking")),
+      el("ol", { class: "ranking", id: "ranking" }, order.map(function (p) {
+        const isTurn = !view.over && view.turn && view.turn.name === p.name;
+        return el("li", { "data-player": p.name }, el("span", { class: "swatch c-" + p.colour }), el("strong", {}, p.name), " ",
+          fmt(p.total), isTurn ? el("span", { class: "tag active" }, " " + t("rtb_is_turn")) : null);
+      })));
+  }
+
   function fmt(n) { return n > 0 ? "+" + n : String(n); }
 
   function render(snap, unlocked) {
@@ -47,7 +58,7 @@
           el("div", { class: "row" }, Object.entries(view.pending_roll).map(function (e) { return el("span", {}, face(e[0], e[1])); })),
           view.reroll ? el("p", { class: "error" }, t("rtb_reroll")) : null)
       : null;
-    DC.put(root, head, pending, el("div", { class: "players pads" }, st.players.map(function (p) { return sheet(p, view); })));
+    DC.put(root, head, pending, ranking(st, view), el("div", { class: "players pads" }, st.players.map(function (p) { return sheet(p, view); })));
     const entry = document.getElementById("entry");
     if (entry && unlocked) renderEntry(entry, view);
   }
@@ -68,13 +79,13 @@
           c.receivers.forEach(function (r) {
             buttons.push(el("button", { type: "button", class: "choice", "data-kind": c.kind, "data-victim": r,
               onclick: function () { post("choose", { kind: c.kind, victim: r }); } },
-              face(c.kind, c.count), " ", t("rtb_wolves_to", { n: c.count, name: r })));
+              face(c.kind, c.count), " ", t("face_" + c.kind), ": ", t("rtb_wolves_to", { n: c.count, name: r })));
           });
         } else {
           const to = c.receivers.length ? t("rtb_to_sheet", { name: c.receivers[0] }) : t("rtb_dumped");
           buttons.push(el("button", { type: "button", class: "choice", "data-kind": c.kind,
             onclick: function () { post("choose", { kind: c.kind }); } },
-            face(c.kind, c.count), " ", t("rtb_take", { n: c.count }), " → ", to));
+            face(c.kind, c.count), " ", t("face_" + c.kind), ": ", t("rtb_take", { n: c.count }), " → ", to));
         }
       });
       DC.put(entry, el("p", {}, t("rtb_choose_for", { name: name })), ...buttons);
@@ -105,6 +116,48 @@
     DC.put(entry, el("p", {}, t(view.reroll ? "rtb_roll_again_for" : "rtb_roll_for", { name: name, n: left })), ...rows, el("p", { class: "row" }, total, send));
     update();
   }
+
+  // Correcting a roll or a choice in place, with the entry's own controls: a count per
+  // face for a roll; for a choice the kind (named in words) and, for wolves, who gets them.
+  DC.editor = function (action, save) {
+    const box = el("div", { class: "edit-rockthebock" });
+    const others = DC.snap.setup.players.map(function (p) { return p.name; })
+      .filter(function (n) { return n !== action.player; });
+    function draw() {
+      const parts = [];
+      if (action.action === "roll") {
+        action.faces = action.faces || {};
+        FACES.forEach(function (f) {
+          const change = function (d) { return function () {
+            const next = Math.max(0, (action.faces[f] || 0) + d);
+            if (next) action.faces[f] = next; else delete action.faces[f];
+            draw();
+          }; };
+          parts.push(el("div", { class: "counter" }, face(f), el("span", {}, t("face_" + f)),
+            el("span", { class: "n", "data-edit-count": f }, String(action.faces[f] || 0)),
+            el("span", { class: "row" },
+              el("button", { type: "button", class: "die-btn", "data-edit-face": f + "-", "aria-label": "−", onclick: change(-1) }, "−"),
+              el("button", { type: "button", class: "die-btn", "data-edit-face": f + "+", "aria-label": "+", onclick: change(1) }, "+"))));
+        });
+      } else {
+        FACES.forEach(function (f) {
+          parts.push(el("button", { type: "button", class: "choice" + (action.kind === f ? " selected" : ""), "data-edit-kind": f,
+            "aria-pressed": action.kind === f ? "true" : "false",
+            onclick: function () { action.kind = f; if (f !== "wolf") delete action.victim; else action.victim = action.victim || others[0]; draw(); } },
+            face(f), " ", t("face_" + f)));
+        });
+        if (action.kind === "wolf") {
+          parts.push(el("label", {}, t("rtb_wolves_go_to"), " ",
+            el("select", { id: "edit-victim", onchange: function (ev) { action.victim = ev.target.value; } },
+              others.map(function (n) { return el("option", { value: n, selected: action.victim === n }, n); }))));
+        }
+      }
+      parts.push(el("button", { type: "button", class: "primary wide", id: "edit-save", onclick: function () { save(action); } }, t("js_save")));
+      DC.put(box, parts);
+    }
+    draw();
+    return box;
+  };
 
   DC.renderers.push(render);
 })();

@@ -4,7 +4,7 @@
 (function () {
   const PIPS = ["", "⚀", "⚁", "⚂", "⚃", "⚄", "⚅"];
   const el = DC.el, t = DC.t;
-  const pick = { dice: [], throws: null, hand: false, turned: 0 };
+  const pick = { dice: [], throws: null, hand: false, turned: 0, version: null };
 
   function lids(n) {
     const row = el("div", { class: "lids", "aria-label": t("sch_deckel_n", { n: n }) });
@@ -21,7 +21,7 @@
       el("strong", {}, e.player), " ",
       el("span", { class: "dice" }, e.dice.map(function (d) { return PIPS[d]; }).join("")), " ",
       el("span", {}, classLabel(e)), hand ? el("span", { class: "hand", title: t("sch_handschock") }, " H") : null,
-      el("span", { class: "muted small" }, " · " + t("sch_throws_used", { n: e.throws }) + " · " + t("sch_sets_deckel", { n: e.deckel })));
+      el("span", { class: "muted small" }, " · " + DC.tn("sch_throws_used", e.throws) + " · " + t("sch_sets_deckel", { n: e.deckel })));
   }
 
   function classLabel(e) {
@@ -37,7 +37,9 @@
         el("span", { class: "muted" }, t("sch_round_n", { n: v.round })),
         el("span", { class: "tag" }, t("sch_phase_" + v.phase))),
       el("div", { class: "verdict", id: "turn" }, turnText(v)),
-      v.half_losers.length ? el("div", { class: "small" }, t("sch_half_losers", { names: v.half_losers.join(", ") })) : null,
+      v.half_losers.length ? el("div", { class: "verdict half-losers", id: "half-losers" }, v.half_losers.map(function (name, i) {
+        return el("span", { class: "tag loser" }, t("sch_half_lost_by", { part: partName(i + 1), name: name }));
+      })) : null,
       st.finale_players.length ? el("div", { class: "verdict", id: "finale" }, t("sch_finale_between", { names: st.finale_players.join(" – ") })) : null,
       v.warnings.map(function (w) { return el("p", { class: "error small" }, w); }));
     const middle = el("div", { class: "panel middle" }, el("div", { class: "muted" }, t("sch_middle")),
@@ -55,13 +57,57 @@
     const last = v.last_round ? el("div", { class: "panel small", id: "last-round" }, el("h2", {}, t("sch_last_round")),
       el("p", {}, t("sch_last_loser", { name: v.last_round.loser, n: v.last_round.deckel, from: fromText(v.last_round.from) })),
       el("ol", { class: "throws" }, v.last_round.ranking.map(throwLine))) : null;
-    DC.put(root, top, middle, players, ranked, last, stats(st));
+    DC.put(root, banner(v), top, middle, players, ranked, last, rounds(v), lidsByHalf(v), legend(), stats(st));
     const over = document.getElementById("over");
     over.hidden = !v.over;
     if (v.over) DC.put(over, el("h2", {}, t("game_over")), el("p", { class: "verdict" },
       t(v.durchmarsch ? "sch_lost_durchmarsch" : "sch_lost_game", { name: v.game_loser })));
     const entry = document.getElementById("entry");
     if (entry && unlocked) renderEntry(entry, v);
+  }
+
+  // A half (or the Finale) has just begun: say who lost the last one, big, until the
+  // first throw of the new part is recorded.
+  function banner(v) {
+    const last = v.last_round;
+    if (!last || !last.ended_half || v.over || v.throws.length) return null;
+    return el("div", { class: "panel banner", id: "half-banner", role: "status" },
+      el("strong", {}, t("sch_half_lost_by", { part: partName(last.half), name: last.loser })), " ",
+      t("sch_part_begins", { part: partName(v.half), name: v.to_throw }));
+  }
+
+  // Round by round: who started (with how many throws), best and worst throw, Deckel moved.
+  function rounds(v) {
+    if (!v.rounds.length) return null;
+    const cell = function (e) {
+      return e.hidden ? "?" : e.dice.map(function (d) { return PIPS[d]; }).join("") + " " + e.player + (e.hand && e.hand_matters ? " H" : "");
+    };
+    return el("details", { class: "panel", id: "rounds", open: true }, el("summary", {}, el("strong", {}, t("sch_rounds_title"))),
+      el("div", { class: "scroll" }, el("table", { class: "sheet small rounds" },
+        el("tr", {}, el("th", {}, "#"), el("th", {}, t("sch_col_started")), el("th", {}, t("sch_col_best")), el("th", {}, t("sch_col_worst")), el("th", {}, t("deckel_col"))),
+        v.rounds.slice().reverse().map(function (r) {
+          return el("tr", { class: r.ended_half ? "ended" : "" },
+            el("td", {}, (r.half === "finale" ? "F" : r.half + ".") + r.round),
+            el("td", {}, r.starter || "", r.throws ? " (" + DC.tn("sch_throws_used", r.throws) + ")" : ""),
+            el("td", {}, cell(r.best)), el("td", {}, cell(r.worst)),
+            el("td", {}, "+" + r.deckel + " " + r.loser));
+        }))));
+  }
+
+  // Deckel each player received per half, from the engine's own count.
+  function lidsByHalf(v) {
+    if (!v.deckel_by_half.length) return null;
+    const names = v.players.map(function (p) { return p.name; });
+    return el("div", { class: "panel", id: "lids-by-half" }, el("h2", {}, t("sch_lids_title")),
+      el("table", { class: "sheet small" },
+        el("tr", {}, el("th", {}, ""), v.deckel_by_half.map(function (h) { return el("th", {}, partName(h.half)); })),
+        names.map(function (name) {
+          return el("tr", {}, el("td", {}, name), v.deckel_by_half.map(function (h) { return el("td", {}, String(h.received[name])); }));
+        })));
+  }
+
+  function legend() {
+    return el("p", { class: "muted small legend", id: "legend" }, t("sch_legend"));
   }
 
   function turnText(v) {
@@ -95,23 +141,33 @@
       el("p", { class: "muted small" }, keys.map(function (k) { return t("stat_short_" + k) + " = " + t("stat_" + k); }).join(" · ")), tab);
   }
 
+  // The entry panel: three dice in the order they are tapped, how many throws, from the
+  // hand or not, record. Who throws and every limit come from the engine's view.
   function renderEntry(entry, v) {
     if (v.over) { DC.put(entry, el("p", { class: "muted" }, t("game_over"))); return; }
     const revealing = !!v.awaiting_reveal;
     const player = v.awaiting_reveal || v.to_throw;
     const maxThrows = revealing ? 3 : v.throws_left;
+    // Whatever was recorded (here or on another phone) starts the entry afresh.
+    if (pick.version !== DC.snap.version) { pick.dice = []; pick.throws = null; pick.hand = false; pick.turned = 0; pick.version = DC.snap.version; }
     if (pick.throws === null || pick.throws > maxThrows) pick.throws = maxThrows === 1 ? 1 : null;
-    const shown = el("div", { class: "dice", id: "picked" });
-    const send = el("button", { type: "button", class: "primary", id: "throw-send" }, t(revealing ? "sch_reveal_send" : "sch_record"));
+    if (pick.throws === 1) pick.hand = true;
+    const shown = el("div", { class: "dice picked", id: "picked" });
+    const send = el("button", { type: "button", class: "primary wide", id: "throw-send" }, t(revealing ? "sch_reveal_send" : "sch_record"));
     const hidden = (!revealing && v.throw_limit === null)
       ? el("button", { type: "button", id: "throw-hidden", onclick: function () { submit(true); } }, t("sch_hidden_send")) : null;
-    const throwButtons = revealing ? null : el("div", { class: "row" }, el("span", {}, t("sch_throws_label")),
+    const hand = el("input", { type: "checkbox", id: "hand", checked: pick.hand, disabled: pick.throws === 1,
+      onchange: function (ev) { pick.hand = ev.target.checked; } });
+    const throwButtons = revealing ? null : el("div", { class: "row throws-row", role: "group", "aria-label": t("sch_throws_label") },
+      el("span", {}, t("sch_throws_label")),
       [1, 2, 3].map(function (n) {
-        return el("button", { type: "button", class: "die-btn" + (pick.throws === n ? " selected" : ""), "data-throws": n, disabled: n > maxThrows,
-          onclick: function () { pick.throws = n; if (n === 1) pick.hand = true; renderEntry(entry, v); } }, String(n));
-      }));
-    const handBox = el("label", { class: "row" }, el("input", { type: "checkbox", id: "hand", checked: pick.hand || pick.throws === 1,
-      onchange: function (ev) { pick.hand = ev.target.checked; } }), t("sch_hand_label"));
+        return el("button", { type: "button", class: "die-btn" + (pick.throws === n ? " selected" : ""), "data-throws": n,
+          "aria-pressed": pick.throws === n ? "true" : "false", disabled: n > maxThrows,
+          // A new throw count starts the hand box afresh: one throw is always from the hand.
+          onclick: function () { pick.throws = n; pick.hand = n === 1; renderEntry(entry, v); } }, String(n));
+      }),
+      el("label", { class: "check" }, hand, t("sch_hand_label")));
+    const handRow = revealing ? el("label", { class: "check" }, hand, t("sch_hand_label")) : null;
     const turned = snapRules().turn_sixes ? el("label", {}, t("sch_turned_label"), " ",
       el("select", { id: "turned", onchange: function (ev) { pick.turned = Number(ev.target.value); } },
         [0, 1, 2].map(function (n) { return el("option", { value: n, selected: pick.turned === n }, String(n)); }))) : null;
@@ -121,29 +177,67 @@
       send.disabled = pick.dice.length !== 3 || (!revealing && pick.throws === null);
       if (hidden) hidden.disabled = pick.throws !== 3;
     }
-    const pad = el("div", { class: "row" }, [1, 2, 3, 4, 5, 6].map(function (d) {
+    const clear = el("button", { type: "button", id: "dice-clear", onclick: function () { pick.dice = []; update(); } }, t("clear"));
+    const pad = el("div", { class: "pad6" }, [1, 2, 3, 4, 5, 6].map(function (d) {
       return el("button", { type: "button", class: "die-btn", "data-die": d, "aria-label": String(d),
         onclick: function () { if (pick.dice.length < 3) { pick.dice.push(d); update(); } } }, PIPS[d]);
-    }), el("button", { type: "button", onclick: function () { pick.dice = []; update(); } }, t("clear")));
+    }));
     function submit(asHidden) {
       const data = new FormData();
       if (asHidden) { data.append("hidden", "1"); data.append("throws", "3"); }
       else {
         pick.dice.forEach(function (d, i) { data.append("d" + (i + 1), d); });
         if (!revealing) data.append("throws", pick.throws);
-        data.append("hand", document.getElementById("hand").checked ? "1" : "0");
+        data.append("hand", pick.hand ? "1" : "0");
         data.append("turned", pick.turned);
       }
-      DC.post("/games/" + DC.gameId + "/schocken/throw", data).then(function (done) {
-        if (done) { pick.dice = []; pick.throws = null; pick.hand = false; pick.turned = 0; }
-      });
+      DC.post("/games/" + DC.gameId + "/schocken/throw", data);
     }
     send.onclick = function () { submit(false); };
-    DC.put(entry, 
-      el("p", { class: "verdict" }, revealing ? t("sch_reveal", { name: player }) : t("sch_enter_for", { name: player, n: maxThrows })),
-      pad, shown, throwButtons, handBox, turned, el("p", { class: "row" }, send, hidden));
+    DC.put(entry,
+      el("p", { class: "verdict entry-who" }, revealing ? t("sch_reveal", { name: player }) : t("sch_enter_for", { name: player, n: maxThrows })),
+      el("div", { class: "row picked-row" }, shown, clear),
+      pad, throwButtons, handRow, turned, el("div", { class: "row" }, send, hidden));
     update();
   }
+
+  // Correcting a recorded throw in place: each die is chosen directly (no cycling), then
+  // the throws and the hand box, as when it was entered. The engine judges the result.
+  DC.editor = function (action, save) {
+    const box = el("div", { class: "edit-schocken" });
+    function draw() {
+      const parts = [];
+      if (Array.isArray(action.dice)) {
+        action.dice.forEach(function (value, i) {
+          parts.push(el("div", { class: "dice-row", role: "group", "aria-label": t("js_die_n", { n: i + 1 }) },
+            el("span", { class: "muted small die-label" }, t("js_die_n", { n: i + 1 })),
+            [1, 2, 3, 4, 5, 6].map(function (d) {
+              return el("button", { type: "button", class: "die-btn" + (value === d ? " selected" : ""),
+                "data-edit-die": i, "data-value": d, "aria-pressed": value === d ? "true" : "false",
+                onclick: function () { action.dice[i] = d; draw(); } }, PIPS[d]);
+            })));
+        });
+      }
+      if (action.action === "throw") {
+        parts.push(el("div", { class: "row", role: "group", "aria-label": t("sch_throws_label") }, el("span", {}, t("sch_throws_label")),
+          [1, 2, 3].map(function (n) {
+            return el("button", { type: "button", class: "die-btn" + (action.throws === n ? " selected" : ""),
+              "data-edit-throws": n, "aria-pressed": action.throws === n ? "true" : "false",
+              onclick: function () { action.throws = n; if (Array.isArray(action.dice)) action.hand = n === 1; draw(); } }, String(n));
+          })));
+      }
+      if (Array.isArray(action.dice)) {
+        const oneThrow = action.action === "throw" && action.throws === 1;
+        parts.push(el("label", { class: "check" }, el("input", { type: "checkbox", id: "edit-hand",
+          checked: oneThrow || action.hand !== false, disabled: oneThrow,
+          onchange: function (ev) { action.hand = ev.target.checked; } }), t("sch_hand_label")));
+      }
+      parts.push(el("button", { type: "button", class: "primary wide", id: "edit-save", onclick: function () { save(action); } }, t("js_save")));
+      DC.put(box, parts);
+    }
+    draw();
+    return box;
+  };
 
   function snapRules() { return (DC.snap && DC.snap.view && DC.snap.view.rules) || {}; }
 

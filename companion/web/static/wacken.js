@@ -7,12 +7,12 @@
 
   function arithmetic(r) {
     return el("div", { class: "calc" },
-      el("div", {}, t("wk_gig", { band: r.band }), " ", el("span", { class: "eq" }, t("wk_gig_formula", { songs: r.songs_on_stage, beers: r.beers, gig: r.gigfaktor }))),
+      el("div", {}, t("wk_gig", { band: r.band }), " ", el("span", { class: "eq" }, t("wk_gig_formula", { songs: DC.tn("wk_songs_n", r.songs_on_stage), beers: DC.tn("wk_beers_n", r.beers), gig: r.gigfaktor }))),
       el("table", { class: "sheet" },
         el("tr", {}, el("th", {}, ""), el("th", {}, t("wk_fanfaktor")), el("th", {}, t("wk_bands"))),
         r.fans.map(function (f) {
           return el("tr", { "data-player": f.player }, el("td", {}, f.player),
-            el("td", {}, t("wk_fan_formula", { cards: f.cards, songs: f.songs, fan: f.fanfaktor })),
+            el("td", {}, t("wk_fan_formula", { cards: DC.tn("wk_cards_n", f.cards), songs: DC.tn("wk_songs_n", f.songs), fan: f.fanfaktor })),
             el("td", { class: "eq" }, f.wristbands_formula));
         })));
   }
@@ -92,6 +92,54 @@
     data.append("reason", reason);
     DC.post("/games/" + DC.gameId + "/wacken/end", data);
   }
+
+  // Correcting an entry in place: an Abrocken with the same form as entering one (who
+  // joined, beers, cards, songs), a cancelled one by band and initiator, an end by reason.
+  DC.editor = function (action, save) {
+    const players = DC.snap.setup.players;
+    const box = el("div", { class: "edit-wacken" });
+    const band = el("input", { id: "edit-band", value: action.band || "", maxlength: 40,
+      oninput: function (ev) { action.band = ev.target.value; } });
+    const initiator = el("select", { id: "edit-initiator", onchange: function (ev) { action.initiator = ev.target.value; } },
+      players.map(function (p) { return el("option", { value: p, selected: action.initiator === p }, p); }));
+    const parts = [];
+    if (action.action === "game_end") {
+      parts.push(el("label", {}, t("wk_end")), el("select", { id: "edit-reason", onchange: function (ev) { action.reason = ev.target.value; } },
+        [["rock_deck_empty", "wk_end_rock"], ["on_stage_deck_empty", "wk_end_stage"]].map(function (r) {
+          return el("option", { value: r[0], selected: action.reason === r[0] }, t(r[1]));
+        })));
+    } else {
+      parts.push(el("label", {}, t("wk_band")), band, el("label", {}, t("wk_initiator")), initiator);
+    }
+    if (action.action === "abrocken") {
+      const number = function (value, set, id) {
+        return el("input", { type: "number", inputmode: "numeric", min: 0, max: 99, value: value, id: id, class: "num",
+          oninput: function (ev) { set(Number(ev.target.value)); } });
+      };
+      parts.push(el("label", {}, t("wk_songs_on_stage")),
+        number(action.songs_on_stage, function (n) { action.songs_on_stage = n; }, "edit-songs-on-stage"));
+      const byName = {};
+      action.participants.forEach(function (p) { byName[p.player] = p; });
+      parts.push(el("table", { class: "sheet" },
+        el("tr", {}, el("th", {}, t("wk_joins")), el("th", {}, t("wk_beers")), el("th", {}, t("wk_cards")), el("th", {}, t("wk_songs"))),
+        players.map(function (name, i) {
+          const row = byName[name] || { player: name, beers: 1, cards: 1, songs: 0 };
+          return el("tr", {}, el("td", {}, el("label", { class: "check" }, el("input", { type: "checkbox", id: "edit-join-" + i, checked: !!byName[name],
+              onchange: function (ev) { if (ev.target.checked) byName[name] = row; else delete byName[name]; } }), name)),
+            el("td", {}, number(row.beers, function (n) { row.beers = n; }, "edit-beers-" + i)),
+            el("td", {}, number(row.cards, function (n) { row.cards = n; }, "edit-cards-" + i)),
+            el("td", {}, number(row.songs, function (n) { row.songs = n; }, "edit-songs-" + i)));
+        })));
+      parts.push(el("button", { type: "button", class: "primary wide", id: "edit-save", onclick: function () {
+        action.participants = players.filter(function (n) { return byName[n]; }).map(function (n) { return byName[n]; });
+        save(action);
+      } }, t("js_save")));
+    } else {
+      parts.push(el("button", { type: "button", class: "primary wide", id: "edit-save", onclick: function () { save(action); } }, t("js_save")));
+    }
+    DC.put(box, parts);
+    return box;
+  };
 
   DC.renderers.push(render);
 })();
