@@ -558,7 +558,9 @@ def main(argv: list[str] | None = None) -> int:
         )
         meta["evaluated"] = datetime.date.today().isoformat()
         meta_path.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
-        print(json.dumps({k: meta[k] for k in ("holdout", "trained_on") if k in meta}, indent=2))
+        print(json.dumps(
+            {k: meta[k] for k in ("odd_photos_after_training", "trained_on") if k in meta}, indent=2
+        ))
         return 0
     t0 = time.perf_counter()
     samples, counts = collect(
@@ -620,11 +622,15 @@ def main(argv: list[str] | None = None) -> int:
     meta |= evaluation_record(net, photos, train_images, held_images, args.seed, spotter)
     if args.holdout_from:
         before = json.loads(Path(args.holdout_from).read_text(encoding="utf-8"))
-        meta["holdout"] = before["holdout"] | {"model": before["command"]}
-        meta["holdout_sure_check"] = before.get("holdout_sure_check")
+        meta["odd_photos_after_training"] = before["odd_photos_after_training"] | {
+            "model": before["command"]
+        }
+        meta["odd_photos_sure_check"] = before.get("odd_photos_sure_check")
     meta_path = out.with_suffix(".json")
     meta_path.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
-    print(json.dumps({k: meta[k] for k in ("holdout", "trained_on") if k in meta}, indent=2))
+    print(json.dumps(
+            {k: meta[k] for k in ("odd_photos_after_training", "trained_on") if k in meta}, indent=2
+        ))
     print(f"wrote {out} and {meta_path} in {time.perf_counter() - t0:.0f} s")
     return 0
 
@@ -637,17 +643,23 @@ def evaluation_record(
     seed: int,
     spotter: PipSpotter | None,
 ) -> dict:
-    """Hold-out figures when the split left images out, else trained-on figures."""
+    """Figures on the images the split left out, else trained-on figures.
+
+    The left-out (odd-index) photos hold both the validation split, on which the
+    recogniser's flag rule is chosen (``tools/tune_flag.py``), and the hold-out split
+    (``companion.evaluation.PHOTO_SPLITS``): so these are not hold-out figures once the
+    rule has been tuned; measure the hold-out with ``companion eval pips --split holdout``.
+    """
     if held_images:
         held, _ = collect(photos, held_images, 0, seed, spotter)
         return {
-            "holdout": {
+            "odd_photos_after_training": {
                 "images": f"tray-a, the {len(held_images)} images the split left out",
                 "crops": crop_figures(net, held),
                 "pipeline": eval_folder(net, photos, held_images, spotter),
                 "pip_counter_same_run": eval_folder(None, photos, held_images, spotter),
             },
-            "holdout_sure_check": _sure_check(net, held),
+            "odd_photos_sure_check": _sure_check(net, held),
         }
     return {
         "trained_on": {
