@@ -69,6 +69,7 @@ def restore() -> Any:
     try:
         with os.fdopen(fd, "wb") as out:
             upload.save(out)
+        upload.close()
         get_table().restore(name)  # a StoreError (ValueError) becomes a 400 with its text
     finally:
         os.unlink(name)
