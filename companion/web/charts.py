@@ -75,26 +75,29 @@ def bar_chart(title: str, values: Mapping[str, float]) -> Markup:
         parts.append(_note(i18n._("chart_empty")))
         return Markup("".join(parts) + "</svg>")
     high = max(1, *values.values())
-    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    # Room above the highest bar for its number, below the title.
+    top = TOP + 14
+    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - top - BOTTOM
     slot = plot_w / len(values)
+    bar = min(slot * 0.7, 44)
     for i, (label, value) in enumerate(values.items()):
         h = plot_h * value / high
-        bx = LEFT + i * slot + slot * 0.15
-        parts.append(f'<rect class="bar" x="{bx:.1f}" y="{TOP + plot_h - h:.1f}" '
-                     f'width="{slot * 0.7:.1f}" height="{h:.1f}" rx="3" fill="#f2b134">'
+        middle = LEFT + i * slot + slot / 2
+        parts.append(f'<rect class="bar" x="{middle - bar / 2:.1f}" y="{top + plot_h - h:.1f}" '
+                     f'width="{bar:.1f}" height="{h:.1f}" rx="3" fill="#f2b134">'
                      f'<title>{escape(label)}: {value}</title></rect>'
-                     f'<text x="{bx + slot * 0.35:.1f}" y="{TOP + plot_h - h - 4:.1f}" '
+                     f'<text x="{middle:.1f}" y="{top + plot_h - h - 4:.1f}" '
                      f'text-anchor="middle" font-size="11" fill="#eef1f4">{value}</text>'
-                     f'<text x="{bx + slot * 0.35:.1f}" y="{HEIGHT - 12}" text-anchor="middle" '
+                     f'<text x="{middle:.1f}" y="{HEIGHT - 12}" text-anchor="middle" '
                      f'font-size="10" fill="#9aa6b2">{escape(label[2:])}</text>')
-    parts.append(f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{TOP + plot_h}" '
-                 f'y2="{TOP + plot_h}" stroke="#323a45"/>')
+    parts.append(f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{top + plot_h}" '
+                 f'y2="{top + plot_h}" stroke="#323a45"/>')
     return Markup("".join(parts) + "</svg>")
 
 
 def _open(title: str) -> str:
     return (f'<svg class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} '
-            f'{HEIGHT + 0}" role="img" aria-label="{escape(title)}" width="100%">'
+            f'{HEIGHT}" role="img" aria-label="{escape(title)}" width="100%">'
             f'<rect width="{WIDTH}" height="{HEIGHT}" rx="10" fill="#1c2128"/>'
             f'<text x="10" y="17" font-size="13" font-weight="600" fill="#eef1f4">'
             f'{escape(title)}</text>')
