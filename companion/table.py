@@ -704,13 +704,12 @@ class Table:
                 for (key, unit), amount in sorted(owed.items(),
                                                   key=lambda kv: (labels.get(kv[0][0], ""), kv[0]))
             ]
-            games = []
-            for game in played:
-                record = self._store.game(game.id)
-                snap = self._snapshot(record, game.fold)
-                games.append({"id": game.id, "game": game.game, "players": snap["players"],
-                              "over": snap["over"], "standings": snap["standings"],
-                              "keys": list(game.keys)})
+            games = [
+                {"id": game.id, "game": game.game, "players": _player_names(game.fold.setup),
+                 "over": game.fold.over, "keys": list(game.keys),
+                 "standings": json.loads(json.dumps(game.fold.module.standings(game.fold.state)))}
+                for game in played
+            ]
             return {"evening": evening, "games": games, "tab": tab, "names": labels,
                     "statistics": statistics(played)}
 
