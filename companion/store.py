@@ -19,7 +19,7 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,13 +32,16 @@ __all__ = [
     "CorruptEntry",
     "DuplicateVersion",
     "GameRecord",
+    "PlayerRecord",
+    "Settlement",
     "SchemaError",
     "Store",
     "StoreError",
     "UnknownGame",
+    "check_backup",
 ]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 ACTIVE = "active"
 ARCHIVED = "archived"
@@ -81,6 +84,46 @@ CREATE TRIGGER hidden_no_delete BEFORE DELETE ON hidden
 BEGIN SELECT RAISE(ABORT, 'a removed game stays removed'); END;
 """
 
+
+# Version 3: the Stammtisch. ``players`` is the roster of regulars (a rename changes the
+# row, a merge points one row at another: games keep naming seats by id, so every count
+# follows the person); ``seats`` says which roster player sat at which seat of a game
+# (a seat without a row is a guest); ``settlements`` records a paid tab, append-only.
+_SCHEMA_3 = """
+CREATE TABLE players (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    name        TEXT    NOT NULL CHECK (length(name) > 0),
+    nickname    TEXT    NOT NULL DEFAULT '',
+    colour      TEXT    NOT NULL DEFAULT '',
+    created     REAL    NOT NULL,
+    merged_into INTEGER REFERENCES players (id),
+    migrated    INTEGER NOT NULL DEFAULT 0
+);
+CREATE UNIQUE INDEX players_one_name ON players (lower(name)) WHERE merged_into IS NULL;
+CREATE TRIGGER players_no_delete BEFORE DELETE ON players
+BEGIN SELECT RAISE(ABORT, 'roster players are merged, never deleted'); END;
+CREATE TABLE seats (
+    game_id   INTEGER NOT NULL REFERENCES games (id),
+    seat      INTEGER NOT NULL CHECK (seat >= 0),
+    player_id INTEGER NOT NULL REFERENCES players (id),
+    PRIMARY KEY (game_id, seat)
+);
+CREATE TABLE settlements (
+    id        INTEGER PRIMARY KEY AUTOINCREMENT,
+    evening   TEXT    NOT NULL,
+    player_id INTEGER REFERENCES players (id),
+    guest     TEXT,
+    unit      TEXT    NOT NULL,
+    amount    REAL    NOT NULL,
+    time      REAL    NOT NULL,
+    who       TEXT    NOT NULL,
+    CHECK ((player_id IS NULL) <> (guest IS NULL))
+);
+CREATE TRIGGER settlements_no_update BEFORE UPDATE ON settlements
+BEGIN SELECT RAISE(ABORT, 'a settled tab stays settled: settlements are never changed'); END;
+CREATE TRIGGER settlements_no_delete BEFORE DELETE ON settlements
+BEGIN SELECT RAISE(ABORT, 'a settled tab stays settled: settlements are never deleted'); END;
+"""
 
 _SELECT_GAME = (
     "SELECT id, game, setup, pin_hash, created, status, "
@@ -128,6 +171,33 @@ class GameRecord:
         return self.status == ACTIVE
 
 
+@dataclass(frozen=True)
+class PlayerRecord:
+    """One roster entry; ``merged_into`` names the entry it was merged into, if any."""
+
+    id: int
+    name: str
+    nickname: str
+    colour: str
+    created: float
+    merged_into: int | None
+    migrated: bool
+
+
+@dataclass(frozen=True)
+class Settlement:
+    """A paid tab: ``amount`` of ``unit`` for one evening, by a roster player or a guest."""
+
+    id: int
+    evening: str
+    player_id: int | None
+    guest: str | None
+    unit: str
+    amount: float
+    time: float
+    who: str
+
+
 def _dump(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, allow_nan=False)
 
@@ -141,6 +211,7 @@ class Store:
         self.path = Path(path)
         self.readonly = readonly
         self._select = _SELECT_GAME
+        self._roster = True
         self._lock = threading.RLock()
         memory = str(path) == ":memory:"
         if readonly and not memory and not self.path.is_file():
@@ -177,15 +248,17 @@ class Store:
                         f"{self.path} is an SQLite database but not a companion event log; "
                         "point --db / data_dir at another file"
                     )
-            elif version not in (1, SCHEMA_VERSION):
+            elif version not in (1, 2, SCHEMA_VERSION):
                 raise SchemaError(
                     f"{self.path} has event-log schema version {version}, but this companion "
                     f"knows version {SCHEMA_VERSION}; use a matching companion version"
                 )
             if self.readonly:
+                # Read as it is: a reader does not migrate (a version 1 log has no removed
+                # game, an older one no roster: every player is then a guest).
                 if version == 1:
-                    # Read as it is: a reader does not migrate (no game of it was removed).
                     self._select = _SELECT_GAME_V1
+                self._roster = version >= 3
                 if version == 0:
                     raise SchemaError(
                         f"{self.path} is not a companion event log (it holds no games); "
@@ -196,19 +269,54 @@ class Store:
             db.execute("PRAGMA synchronous=FULL")
             db.execute("PRAGMA foreign_keys=ON")
             if version < SCHEMA_VERSION:
-                with self._transaction():
-                    # Another process may have created the schema since we looked.
-                    found = db.execute("PRAGMA user_version").fetchone()[0]
-                    # Statement by statement: executescript() would COMMIT on its own.
-                    script = (_SCHEMA if found == 0 else "") + (_SCHEMA_2 if found < 2 else "")
-                    for statement in _statements(script):
-                        db.execute(statement)
-                    db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+                self._migrate()
         except sqlite3.DatabaseError as exc:
             raise SchemaError(
                 f"{self.path} cannot be used as the event log ({exc}); "
                 "point --db / data_dir at another file"
             ) from None
+
+    def _migrate(self) -> None:
+        db = self._db
+        with self._transaction():
+            # Another process may have created the schema since we looked.
+            found = db.execute("PRAGMA user_version").fetchone()[0]
+            if found >= SCHEMA_VERSION:
+                return
+            # Statement by statement: executescript() would COMMIT on its own.
+            script = ((_SCHEMA if found == 0 else "") + (_SCHEMA_2 if found < 2 else "")
+                      + _SCHEMA_3)
+            for statement in _statements(script):
+                db.execute(statement)
+            if found:
+                self._match_existing_players(db)
+            db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+
+    @staticmethod
+    def _match_existing_players(db: sqlite3.Connection) -> None:
+        """Give the players of games stored before the roster existed a roster entry each.
+
+        Matched by name, ignoring case and surrounding spaces: "Anna" of every old game
+        becomes one roster player. Such entries are marked ``migrated`` so the roster page
+        can ask the table to check them (rename, or merge where one person used two names).
+        """
+        rows = db.execute("SELECT id, setup, created FROM games ORDER BY id").fetchall()
+        for game_id, setup, created in rows:
+            for seat, name in enumerate(_setup_names(setup)):
+                found = db.execute(
+                    "SELECT id FROM players WHERE lower(name) = lower(?) AND merged_into IS NULL",
+                    (name,),
+                ).fetchone()
+                if found is None:
+                    cursor = db.execute(
+                        "INSERT INTO players (name, created, migrated) VALUES (?, ?, 1)",
+                        (name, created),
+                    )
+                    player_id = int(cursor.lastrowid or 0)
+                else:
+                    player_id = int(found[0])
+                db.execute("INSERT INTO seats (game_id, seat, player_id) VALUES (?, ?, ?)",
+                           (game_id, seat, player_id))
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
@@ -263,8 +371,12 @@ class Store:
         entries: Sequence[Entry] = (),
         *,
         activate: bool = False,
+        seats: Mapping[int, int] | None = None,
     ) -> int:
-        """Store a new game (and its first entries, all in one transaction); return its id."""
+        """Store a new game (and its first entries, all in one transaction); return its id.
+
+        ``seats`` maps seat numbers to roster player ids (seats left out are guests).
+        """
         with self._transaction() as db:
             if activate:
                 db.execute("UPDATE games SET status = 'archived' WHERE status = 'active'")
@@ -273,6 +385,10 @@ class Store:
                 (game, _dump(setup), pin_hash, created, ACTIVE if activate else ARCHIVED),
             )
             game_id = int(cursor.lastrowid or 0)
+            for seat, player_id in sorted((seats or {}).items()):
+                self._require_player(db, player_id)
+                db.execute("INSERT INTO seats (game_id, seat, player_id) VALUES (?, ?, ?)",
+                           (game_id, seat, player_id))
             for entry in entries:
                 self._insert(db, game_id, entry)
         return game_id
@@ -416,15 +532,258 @@ class Store:
         return int(row[0] or 0)
 
 
+    # -- the roster ----------------------------------------------------------
+
+    def players(self, *, include_merged: bool = False) -> list[PlayerRecord]:
+        """The roster by name (merged entries only when ``include_merged``)."""
+        if not self._roster:
+            return []
+        where = "" if include_merged else " WHERE merged_into IS NULL"
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id, name, nickname, colour, created, merged_into, migrated FROM players"
+                f"{where} ORDER BY lower(name), id"
+            ).fetchall()
+        return [PlayerRecord(r[0], r[1], r[2], r[3], float(r[4]), r[5], bool(r[6])) for r in rows]
+
+    def add_player(self, name: str, nickname: str, colour: str, created: float) -> int:
+        """Add a roster player; raises StoreError when the name is taken (any case)."""
+        with self._transaction() as db:
+            self._name_free(db, name, None)
+            cursor = db.execute(
+                "INSERT INTO players (name, nickname, colour, created) VALUES (?, ?, ?, ?)",
+                (name, nickname, colour, created),
+            )
+            return int(cursor.lastrowid or 0)
+
+    def update_player(self, player_id: int, name: str, nickname: str, colour: str) -> None:
+        """Rename a roster player or change nickname/colour; the games keep pointing at them."""
+        with self._transaction() as db:
+            self._require_player(db, player_id, merged_ok=False)
+            self._name_free(db, name, player_id)
+            db.execute(
+                "UPDATE players SET name = ?, nickname = ?, colour = ?, migrated = 0 WHERE id = ?",
+                (name, nickname, colour, player_id),
+            )
+
+    def merge_players(self, source: int, target: int) -> None:
+        """Record that ``source`` is the same person as ``target`` (who keeps the name)."""
+        if source == target:
+            raise StoreError("a player cannot be merged with themselves; pick two entries")
+        with self._transaction() as db:
+            self._require_player(db, source, merged_ok=False)
+            self._require_player(db, target, merged_ok=False)
+            # Entries merged into the source earlier follow it, so a chain never forms.
+            db.execute("UPDATE players SET merged_into = ? WHERE merged_into = ?",
+                       (target, source))
+            db.execute("UPDATE players SET merged_into = ? WHERE id = ?", (target, source))
+
+    def seats(self) -> dict[int, dict[int, int]]:
+        """game id -> {seat: roster player id}, merges already followed."""
+        if not self._roster:
+            return {}
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT s.game_id, s.seat, coalesce(p.merged_into, p.id) "
+                "FROM seats s JOIN players p ON p.id = s.player_id"
+            ).fetchall()
+        result: dict[int, dict[int, int]] = {}
+        for game_id, seat, player_id in rows:
+            result.setdefault(int(game_id), {})[int(seat)] = int(player_id)
+        return result
+
+    @staticmethod
+    def _name_free(db: sqlite3.Connection, name: str, player_id: int | None) -> None:
+        row = db.execute(
+            "SELECT id, name FROM players WHERE lower(name) = lower(?) AND merged_into IS NULL",
+            (name,),
+        ).fetchone()
+        if row is not None and row[0] != player_id:
+            raise StoreError(
+                f"{row[1]!r} is already in the roster; choose another name, or merge the two"
+            )
+
+    @staticmethod
+    def _require_player(db: sqlite3.Connection, player_id: int, *, merged_ok: bool = True) -> None:
+        _check_id(player_id, "player")
+        row = db.execute("SELECT merged_into FROM players WHERE id = ?", (player_id,)).fetchone()
+        if row is None:
+            raise UnknownGame(f"there is no roster player {player_id}")
+        if row[0] is not None and not merged_ok:
+            raise StoreError(f"roster player {player_id} was merged into player {row[0]}; "
+                             "use that entry")
+
+    # -- the tab -------------------------------------------------------------
+
+    def add_settlement(self, evening: str, player_id: int | None, guest: str | None,
+                       unit: str, amount: float, time: float, who: str) -> int:
+        """Record that a tab was paid (append-only); return the settlement's id."""
+        with self._transaction() as db:
+            if player_id is not None:
+                self._require_player(db, player_id)
+            cursor = db.execute(
+                "INSERT INTO settlements (evening, player_id, guest, unit, amount, time, who) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (evening, player_id, guest, unit, amount, time, who),
+            )
+            return int(cursor.lastrowid or 0)
+
+    def settlements(self) -> list[Settlement]:
+        """Every recorded settlement, oldest first, merges followed."""
+        if not self._roster:
+            return []
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT s.id, s.evening, coalesce(p.merged_into, p.id), s.guest, s.unit, "
+                "s.amount, s.time, s.who FROM settlements s "
+                "LEFT JOIN players p ON p.id = s.player_id ORDER BY s.id"
+            ).fetchall()
+        return [Settlement(r[0], r[1], r[2], r[3], r[4], float(r[5]), float(r[6]), r[7])
+                for r in rows]
+
+    # -- backup and restore --------------------------------------------------
+
+    def backup(self, target: str | Path) -> None:
+        """Write a consistent copy of the whole database to ``target`` (replaced atomically).
+
+        SQLite's online backup API copies every page under one read transaction, so games
+        recorded meanwhile by this or another process are either wholly in it or not at
+        all. The copy is written beside ``target`` and renamed over it when complete.
+        """
+        target = Path(target)
+        partial = target.with_name(f".{target.name}.partial")
+        try:
+            fd = os.open(partial, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
+            os.close(fd)
+            copy = sqlite3.connect(partial, isolation_level=None)
+        except (OSError, sqlite3.Error) as exc:
+            raise StoreError(f"cannot write the backup {target}: {exc}") from None
+        try:
+            with self._lock:
+                self._db.backup(copy)
+            # One self-contained file: no -wal beside it to forget when copying it away.
+            copy.execute("PRAGMA journal_mode=DELETE")
+            copy.close()
+            os.replace(partial, target)
+        except (OSError, sqlite3.Error) as exc:
+            copy.close()
+            partial.unlink(missing_ok=True)
+            raise StoreError(
+                f"the backup to {target} failed ({exc}); nothing was written"
+            ) from None
+
+    def restore(self, source: str | Path,
+                verify: Callable[[Store], None] | None = None) -> None:
+        """Replace the whole database with the companion database ``source``, atomically.
+
+        ``source`` is checked first (:func:`check_backup`: an SQLite file holding a
+        companion event log that passes SQLite's integrity check) and brought to the
+        current schema in a private copy; then its pages are copied over this database in
+        one transaction: an error leaves this database as it was. ``verify`` may look
+        at the checked copy first and raise to refuse it.
+        """
+        if self.readonly:
+            raise StoreError("this event log was opened read-only; it cannot be restored")
+        source = Path(source)
+        staging = self.path.with_name(f".{self.path.name}.restore")
+        try:
+            with self._lock:
+                _copy_checked(source, staging)
+                with Store(staging) as candidate:
+                    _integrity(candidate._db, source)
+                    if verify is not None:
+                        verify(candidate)
+                    # The live connection holds the write lock for the whole copy.
+                    candidate._db.backup(self._db)
+                self._db.execute("PRAGMA journal_mode=WAL")
+        except sqlite3.Error as exc:
+            raise StoreError(f"the restore from {source} failed ({exc}); "
+                             "the event log was left as it was") from None
+        finally:
+            for leftover in (staging, staging.with_name(staging.name + "-wal"),
+                             staging.with_name(staging.name + "-shm")):
+                leftover.unlink(missing_ok=True)
+
+
 # SQLite integers are 64-bit: a larger id from a URL or the command line names no game
 # (sqlite3 would raise OverflowError, a crash rather than "no such game").
 _ID_MAX = 2**63 - 1
 
 
-def _check_id(game_id: object) -> None:
+def _check_id(game_id: object, what: str = "game") -> None:
     if isinstance(game_id, bool) or not isinstance(game_id, int) or not 1 <= game_id <= _ID_MAX:
         shown = "that number" if isinstance(game_id, int) and game_id > _ID_MAX else repr(game_id)
+        if what == "player":
+            raise UnknownGame(f"there is no roster player {shown}")
         raise UnknownGame(f"there is no game {shown}; `companion games` lists them")
+
+
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def check_backup(path: str | Path) -> int:
+    """The schema version of the companion database at ``path``; StoreError if it is none.
+
+    Opened read-only: an SQLite file whose user_version is one this companion knows and
+    that holds the ``games`` and ``events`` tables.
+    """
+    path = Path(path)
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(len(_SQLITE_MAGIC))
+    except OSError as exc:
+        raise StoreError(f"cannot read {path}: {exc.strerror}") from None
+    if head != _SQLITE_MAGIC:
+        raise StoreError(f"{path} is not an SQLite database, so not a companion backup; "
+                         "nothing was restored")
+    try:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot open {path}: {exc}; nothing was restored") from None
+    try:
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(f"{path} is not a readable SQLite database ({exc}); "
+                         "nothing was restored") from None
+    finally:
+        db.close()
+    if version not in range(1, SCHEMA_VERSION + 1) or not {"games", "events"} <= tables:
+        raise StoreError(f"{path} is an SQLite database but not a companion backup (schema "
+                         f"version {version}); nothing was restored")
+    return int(version)
+
+
+def _copy_checked(source: Path, staging: Path) -> None:
+    check_backup(source)
+    try:
+        fd = os.open(staging, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as out, open(source, "rb") as src:
+            while chunk := src.read(1 << 20):
+                out.write(chunk)
+    except OSError as exc:
+        raise StoreError(f"cannot copy {source} for checking: {exc.strerror}; "
+                         "nothing was restored") from None
+
+
+def _integrity(db: sqlite3.Connection, source: Path) -> None:
+    result = db.execute("PRAGMA integrity_check").fetchall()
+    if result != [("ok",)]:
+        raise StoreError(f"{source} fails SQLite's integrity check ({result[0][0]}); "
+                         "nothing was restored")
+
+
+def _setup_names(setup: str) -> list[str]:
+    """The player names of a stored setup: strings, or objects with a ``name``."""
+    try:
+        players = json.loads(setup).get("players", [])
+    except (TypeError, ValueError, AttributeError):
+        return []
+    names = []
+    for player in players if isinstance(players, list) else []:
+        name = player.get("name") if isinstance(player, dict) else player
+        names.append(name.strip() if isinstance(name, str) else "")
+    return [n for n in names if n] if all(names) else []
 
 
 def _create_private(path: Path) -> None:

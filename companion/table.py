@@ -32,6 +32,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -47,7 +48,26 @@ from companion.session import (
     parse_action,
     read_log,
 )
-from companion.store import CorruptEntry, DuplicateVersion, GameRecord, Store, UnknownGame
+from companion.stats import (
+    COUNTERS,
+    Period,
+    Played,
+    by_month,
+    deckel_series,
+    evening_of,
+    points_series,
+    statistics,
+    tab_owed,
+)
+from companion.store import (
+    CorruptEntry,
+    DuplicateVersion,
+    GameRecord,
+    Store,
+    StoreError,
+    UnknownGame,
+    check_backup,
+)
 
 # The store's errors a caller of the Table may see, so callers never import the store.
 __all__ = [
@@ -64,6 +84,10 @@ __all__ = [
 PIN_PATTERN = re.compile(r"[0-9]{4,12}")
 PIN_ITERATIONS = 100_000
 _WHO_MAX = 64
+NICKNAME_MAX = 12
+COLOURS = ("", "red", "blue", "green", "yellow")
+_EVENING = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+_KEY = re.compile(r"p([1-9][0-9]{0,17})|g:(.+)")
 _JPEG_START = b"\xff\xd8"
 
 
@@ -225,6 +249,17 @@ class Subscription:
         self.close()
 
 
+def _check_evening(evening: object) -> str:
+    if not isinstance(evening, str) or not _EVENING.fullmatch(evening):
+        raise TableError("name the evening as a date, YYYY-MM-DD")
+    return Period.parse(evening).text
+
+
+def _number(value: float) -> int | float:
+    """A whole amount as an int (2, not 2.0); others rounded to cents."""
+    return int(value) if float(value).is_integer() else round(value, 2)
+
+
 def _category(kind: str) -> str:
     if kind in ("activated", "archived"):
         return "status"
@@ -331,7 +366,8 @@ class Table:
         with self._lock:
             previous = self._store.active_game_id() if activate else None
             game_id = self._store.create_game(
-                module.NAME, parsed.to_dict(), pin_hash, self._clock(), activate=activate
+                module.NAME, parsed.to_dict(), pin_hash, self._clock(), activate=activate,
+                seats=self._roster_seats(_player_names(parsed)),
             )
             self._folds[game_id] = Fold.begin(module, parsed)
             self._publish(game_id, 0, "created")
@@ -385,6 +421,7 @@ class Table:
                 now,
                 entries,
                 activate=activate,
+                seats=self._roster_seats(_player_names(fold.setup)),
             )
             self._folds[game_id] = fold_entries(fold.module, fold.setup, entries)
             self._publish(game_id, fold.version, "imported")
@@ -536,6 +573,236 @@ class Table:
         """The game as CSV: one row per entry, then the standings block."""
         with self._lock:
             return format_csv(self._fold(game_id)[1])
+
+    # -- the Stammtisch: roster, statistics, evenings, the tab ---------------------
+
+    def _roster_seats(self, names: list[str]) -> dict[int, int]:
+        """Seats whose name is a roster player's (any case); the others are guests."""
+        by_name = {p.name.casefold(): p.id for p in self._store.players()}
+        return {seat: by_name[name.casefold()] for seat, name in enumerate(names)
+                if name.casefold() in by_name}
+
+    def roster_names(self) -> list[str]:
+        """The roster's names, for offering them where a game is set up (cheap: no folds)."""
+        return [p.name for p in self._store.players()]
+
+    def roster(self) -> list[dict[str, Any]]:
+        """The roster by name: id, key, name, nickname, colour, migrated, games, played_as."""
+        with self._lock:
+            games: dict[int, int] = {}
+            played_as: dict[int, set[str]] = {}
+            for played in self._played():
+                names = _player_names(played.fold.setup)
+                for key, name in zip(played.keys, names, strict=True):
+                    if key.startswith("p"):
+                        games[int(key[1:])] = games.get(int(key[1:]), 0) + 1
+                        played_as.setdefault(int(key[1:]), set()).add(name)
+            return [
+                {"id": p.id, "key": f"p{p.id}", "name": p.name, "nickname": p.nickname,
+                 "colour": p.colour, "migrated": p.migrated, "games": games.get(p.id, 0),
+                 "played_as": sorted(played_as.get(p.id, set()) - {p.name})}
+                for p in self._store.players()
+            ]
+
+    @staticmethod
+    def _player_fields(name: object, nickname: object, colour: object) -> tuple[str, str, str]:
+        name = check_name(name, "the player's name")
+        nickname = "" if nickname in (None, "") or (isinstance(nickname, str)
+                                                    and not nickname.strip()) else \
+            check_name(nickname, "the nickname", NICKNAME_MAX)
+        if colour not in COLOURS:
+            raise TableError(f"colour: one of {', '.join(c for c in COLOURS if c)}, or none")
+        return name, nickname, str(colour)
+
+    def add_player(self, name: object, nickname: object = "", colour: object = "") -> int:
+        """Put a regular on the roster; return their id (TableError/StoreError if refused)."""
+        fields = self._player_fields(name, nickname, colour)
+        with self._lock:
+            return self._store.add_player(*fields, self._clock())
+
+    def update_player(self, player_id: int, name: object, nickname: object = "",
+                      colour: object = "") -> None:
+        """Rename a roster player (or change nickname/colour); their games stay theirs."""
+        fields = self._player_fields(name, nickname, colour)
+        with self._lock:
+            self._store.update_player(player_id, *fields)
+
+    def merge_players(self, source: int, target: int) -> None:
+        """Two roster entries are one person: ``source``'s games count for ``target``."""
+        with self._lock:
+            self._store.merge_players(source, target)
+
+    def _played(self) -> list[Played]:
+        """Every listed game whose log can be rebuilt, with its seats' player keys."""
+        seats = self._store.seats()
+        result = []
+        for record in self._store.games():
+            if record.hidden:
+                continue
+            try:
+                _, fold = self._fold(record.id)
+            except CorruptEntry:
+                continue
+            linked = seats.get(record.id, {})
+            keys = tuple(f"p{linked[seat]}" if seat in linked else f"g:{name}"
+                         for seat, name in enumerate(_player_names(fold.setup)))
+            result.append(Played(record.id, record.game, record.created, fold, keys))
+        return result
+
+    def _labels(self, played: list[Played]) -> dict[str, str]:
+        labels = {f"p{p.id}": p.name for p in self._store.players()}
+        for game in played:
+            for key in game.keys:
+                if key.startswith("g:"):
+                    labels.setdefault(key, key[2:])
+        return labels
+
+    def statistics(self, period: str | None = None) -> dict[str, Any]:
+        """Counters per game type and player over the games in ``period`` (year, month,
+        evening; empty: all time), folded from the logs now: ``{"period", "counters",
+        "games": {type: {key: {...}}}, "names": {key: name}}``."""
+        chosen = Period.parse(period)
+        with self._lock:
+            played = self._played()
+            return {"period": chosen.text, "counters": {g: list(c) for g, c in COUNTERS.items()},
+                    "games": statistics(played, chosen), "names": self._labels(played)}
+
+    def player(self, player_id: int) -> dict[str, Any]:
+        """One roster player: record, counters per game type, halves lost per month, games."""
+        with self._lock:
+            found = next((p for p in self._store.players() if p.id == player_id), None)
+            if found is None:
+                raise UnknownGame(f"there is no roster player {player_id} (merged or never added)")
+            key = f"p{player_id}"
+            played = [g for g in self._played() if key in g.keys]
+            totals = statistics(played)
+            return {
+                "id": found.id, "key": key, "name": found.name, "nickname": found.nickname,
+                "colour": found.colour,
+                "statistics": {g: rows[key] for g, rows in totals.items() if key in rows},
+                "halves_by_month": by_month(played, key, "schocken", "halves_lost"),
+                "games": [{"id": g.id, "game": g.game, "evening": g.evening,
+                           "over": g.fold.over} for g in reversed(played)],
+            }
+
+    def evenings(self) -> list[dict[str, Any]]:
+        """The evenings with games, newest first: ``{"evening", "games"}``."""
+        with self._lock:
+            counts: dict[str, int] = {}
+            for played in self._played():
+                counts[played.evening] = counts.get(played.evening, 0) + 1
+        return [{"evening": e, "games": n} for e, n in sorted(counts.items(), reverse=True)]
+
+    def current_evening(self) -> str:
+        """The evening it is now (by the table's clock)."""
+        return evening_of(self._clock())
+
+    def evening(self, evening: str) -> dict[str, Any]:
+        """One evening: its games with standings, statistics, and the tab with what is paid."""
+        evening = _check_evening(evening)
+        with self._lock:
+            played = [g for g in self._played() if g.evening == evening]
+            labels = self._labels(played)
+            owed = tab_owed(played)
+            paid: dict[tuple[str, str], float] = {}
+            for settled in self._store.settlements():
+                if settled.evening != evening:
+                    continue
+                key = f"p{settled.player_id}" if settled.player_id is not None \
+                    else f"g:{settled.guest}"
+                paid[(key, settled.unit)] = paid.get((key, settled.unit), 0) + settled.amount
+            tab = [
+                {"key": key, "name": labels.get(key, key), "unit": unit, "owed": _number(amount),
+                 "paid": _number(paid.get((key, unit), 0)),
+                 "open": _number(max(0, amount - paid.get((key, unit), 0)))}
+                for (key, unit), amount in sorted(owed.items(),
+                                                  key=lambda kv: (labels.get(kv[0][0], ""), kv[0]))
+            ]
+            games = [
+                {"id": game.id, "game": game.game, "players": _player_names(game.fold.setup),
+                 "over": game.fold.over, "keys": list(game.keys),
+                 "standings": json.loads(json.dumps(game.fold.module.standings(game.fold.state)))}
+                for game in played
+            ]
+            return {"evening": evening, "games": games, "tab": tab, "names": labels,
+                    "statistics": statistics(played)}
+
+    def settle(self, evening: str, key: str, unit: str, who: str) -> dict[str, Any]:
+        """Record that ``key`` paid their open tab in ``unit`` for ``evening``; the new tab."""
+        evening = _check_evening(evening)
+        who = _check_who(who)
+        match = _KEY.fullmatch(key) if isinstance(key, str) else None
+        if match is None:
+            raise TableError("name the player whose tab is settled (a key from the tab)")
+        with self._lock:
+            row = next((r for r in self.evening(evening)["tab"]
+                        if r["key"] == key and r["unit"] == unit), None)
+            if row is None or row["open"] <= 0:
+                raise TableError("nothing is open on this tab for that player and unit; "
+                                 "reload the evening page")
+            player_id = int(match.group(1)) if match.group(1) else None
+            self._store.add_settlement(evening, player_id, match.group(2), unit, row["open"],
+                                       self._clock(), who)
+            self._publish(None, 0, "settled")
+            return self.evening(evening)
+
+    def game_series(self, game_id: int) -> dict[str, Any]:
+        """What the game's chart draws: players and one list of values per round.
+
+        Schocken: the Deckel each player held after every round; Rock the Bock: running
+        totals after every round; Wacken: nothing per round (``series`` is empty).
+        """
+        with self._lock:
+            _, fold = self._fold(game_id)
+            names = _player_names(fold.setup)
+            if fold.module.NAME == "schocken":
+                return {"game": "schocken", "players": names, "series": deckel_series(fold)}
+            if fold.module.NAME == "rockthebock":
+                return {"game": "rockthebock", "players": names, "series": points_series(fold)}
+            return {"game": fold.module.NAME, "players": names, "series": []}
+
+    # -- backup and restore ----------------------------------------------------
+
+    def backup(self, path: str | Any) -> None:
+        """Write a consistent copy of the whole event log to ``path`` (while games go on)."""
+        self._store.backup(path)
+
+    def restore(self, path: str | Any, *, keep_dir: Any | None = None) -> str | None:
+        """Replace every game, the roster and the tab with the backup at ``path``.
+
+        The file must be a companion database whose every game can be rebuilt; the
+        database as it was is first saved to ``keep_dir`` (default: ``backups`` beside
+        the event log), so a restore never loses a confirmed score. Returns that copy's
+        path. Raises StoreError, changing nothing, for a file that is not a backup.
+        """
+        check_backup(path)
+
+        def rebuildable(candidate: Store) -> None:
+            broken = [g for g in Table(candidate, games=self._games).list_games(
+                include_removed=True) if "error" in g]
+            if broken:
+                raise StoreError(f"the backup's game {broken[0]['id']} cannot be rebuilt "
+                                 f"({broken[0]['error']}); nothing was restored")
+
+        with self._lock:
+            kept = None
+            if str(self._store.path) != ":memory:":
+                folder = Path(keep_dir) if keep_dir else self._store.path.parent / "backups"
+                folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+                stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime(self._clock()))
+                target = folder / f"before-restore-{stamp}.sqlite3"
+                number = 1
+                while target.exists():
+                    number += 1
+                    target = folder / f"before-restore-{stamp}-{number}.sqlite3"
+                self._store.backup(target)
+                kept = str(target)
+            self._store.restore(path, verify=rebuildable)
+            self._folds.clear()
+            self._snapshots.clear()
+            for record in self._store.games():
+                self._publish(record.id, self._store.latest_version(record.id), "imported")
+            return kept
 
     # -- notices and pictures ------------------------------------------------
 

@@ -187,7 +187,7 @@ def test_unknown_schema_version_is_refused(tmp_path: Path):
     raw = sqlite3.connect(path)
     raw.execute("PRAGMA user_version = 9")
     raw.close()
-    with pytest.raises(SchemaError, match="schema version 9, but this companion knows version 2"):
+    with pytest.raises(SchemaError, match="schema version 9, but this companion knows version 3"):
         Store(path)
 
 

@@ -64,9 +64,23 @@ def create_app(
     security.init_app(app)
     _register_error_handlers(app)
 
-    from companion.web import camera, export, games, live, rockthebock, schocken, status, wacken
+    from companion.web import (
+        backup,
+        camera,
+        charts,
+        evening,
+        export,
+        games,
+        live,
+        players,
+        rockthebock,
+        schocken,
+        status,
+        wacken,
+    )
 
-    for module in (games, live, camera, export, schocken, rockthebock, wacken, status):
+    for module in (games, live, camera, export, schocken, rockthebock, wacken, status,
+                   players, evening, charts, backup):
         app.register_blueprint(module.bp)
     live.init_app(app)
     return app

@@ -1,0 +1,156 @@
+"""Charts drawn on the server as SVG: no JavaScript, no CDN, readable on a dark phone.
+
+Two shapes cover what the table wants to see: a line per player over the rounds of a
+game (Deckel held in Schocken, running points in Rock the Bock) and bars per month (a
+player's halves lost). Text is escaped; sizes are in a fixed ``viewBox`` that scales
+to the width of the phone. The blueprint serves the same pictures as ``.svg`` files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from flask import Blueprint, Response
+from markupsafe import Markup, escape
+
+from companion.web import get_table, i18n
+
+bp = Blueprint("charts", __name__)
+
+# The page's own colours (style.css), bright enough on the dark panel; a line's dash
+# pattern tells players apart for those who cannot tell the colours apart.
+PALETTE = ("#f2b134", "#3e8ef7", "#4cc38a", "#ff6b6b", "#c38cf2", "#f5d90a",
+           "#5fd4e0", "#ff9f5a", "#9aa6b2", "#e86fb0", "#8fd35f", "#eef1f4")
+DASHES = ("", "6 3", "2 3", "8 3 2 3")
+WIDTH, HEIGHT = 360, 220
+LEFT, RIGHT, TOP, BOTTOM = 34, 10, 26, 30
+
+
+def _ticks(top: float) -> list[int]:
+    step = max(1, -(-int(top) // 5))
+    return list(range(0, int(top) + step, step))
+
+
+def line_chart(title: str, players: Sequence[str], series: Sequence[Sequence[float]],
+               x_label: str) -> Markup:
+    """One line per player over the rounds; ``series[r][p]`` is player p after round r."""
+    parts = [_open(title)]
+    if not series:
+        parts.append(_note(i18n._("chart_empty")))
+        return Markup("".join(parts) + "</svg>")
+    low = min(0, *(v for row in series for v in row))
+    high = max(1, *(v for row in series for v in row))
+    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    rounds = len(series)
+
+    def x(i: int) -> float:
+        return LEFT + (plot_w * i / (rounds - 1) if rounds > 1 else plot_w / 2)
+
+    def y(v: float) -> float:
+        return TOP + plot_h * (high - v) / (high - low)
+
+    for tick in [t + int(low) for t in _ticks(high - low)]:
+        if tick > high:
+            continue
+        parts.append(f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y(tick):.1f}" '
+                     f'y2="{y(tick):.1f}" stroke="#323a45" stroke-width="1"/>'
+                     f'<text x="{LEFT - 4}" y="{y(tick) + 4:.1f}" text-anchor="end" '
+                     f'font-size="11" fill="#9aa6b2">{tick}</text>')
+    parts.append(f'<text x="{WIDTH / 2:.0f}" y="{HEIGHT - 6}" text-anchor="middle" '
+                 f'font-size="11" fill="#9aa6b2">{escape(x_label)} 1–{rounds}</text>')
+    for p, name in enumerate(players):
+        colour, dash = PALETTE[p % len(PALETTE)], DASHES[p % len(DASHES)]
+        points = " ".join(f"{x(i):.1f},{y(row[p]):.1f}" for i, row in enumerate(series))
+        parts.append(f'<polyline class="series" data-player="{escape(name)}" fill="none" '
+                     f'stroke="{colour}" stroke-width="2.5" stroke-dasharray="{dash}" '
+                     f'points="{points}"><title>{escape(name)}</title></polyline>')
+    parts.append(_legend(players))
+    return Markup("".join(parts) + "</svg>")
+
+
+def bar_chart(title: str, values: Mapping[str, float]) -> Markup:
+    """One bar per label (e.g. month), labelled with its value."""
+    parts = [_open(title)]
+    if not values:
+        parts.append(_note(i18n._("chart_empty")))
+        return Markup("".join(parts) + "</svg>")
+    high = max(1, *values.values())
+    # Room above the highest bar for its number, below the title.
+    top = TOP + 14
+    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - top - BOTTOM
+    slot = plot_w / len(values)
+    bar = min(slot * 0.7, 44)
+    for i, (label, value) in enumerate(values.items()):
+        h = plot_h * value / high
+        middle = LEFT + i * slot + slot / 2
+        parts.append(f'<rect class="bar" x="{middle - bar / 2:.1f}" y="{top + plot_h - h:.1f}" '
+                     f'width="{bar:.1f}" height="{h:.1f}" rx="3" fill="#f2b134">'
+                     f'<title>{escape(label)}: {value}</title></rect>'
+                     f'<text x="{middle:.1f}" y="{top + plot_h - h - 4:.1f}" '
+                     f'text-anchor="middle" font-size="11" fill="#eef1f4">{value}</text>'
+                     f'<text x="{middle:.1f}" y="{HEIGHT - 12}" text-anchor="middle" '
+                     f'font-size="10" fill="#9aa6b2">{escape(label[2:])}</text>')
+    parts.append(f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{top + plot_h}" '
+                 f'y2="{top + plot_h}" stroke="#323a45"/>')
+    return Markup("".join(parts) + "</svg>")
+
+
+def _open(title: str) -> str:
+    return (f'<svg class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} '
+            f'{HEIGHT}" role="img" aria-label="{escape(title)}" width="100%">'
+            f'<rect width="{WIDTH}" height="{HEIGHT}" rx="10" fill="#1c2128"/>'
+            f'<text x="10" y="17" font-size="13" font-weight="600" fill="#eef1f4">'
+            f'{escape(title)}</text>')
+
+
+def _note(text: str) -> str:
+    return (f'<text x="{WIDTH / 2:.0f}" y="{HEIGHT / 2:.0f}" text-anchor="middle" '
+            f'font-size="13" fill="#9aa6b2">{escape(text)}</text>')
+
+
+def _legend(players: Sequence[str]) -> str:
+    items = []
+    x = WIDTH - RIGHT
+    for p, name in reversed(list(enumerate(players))):
+        label = str(name)[:10]
+        x -= 14 + 7 * len(label)
+        colour = PALETTE[p % len(PALETTE)]
+        items.append(f'<rect x="{x:.0f}" y="8" width="10" height="10" fill="{colour}"/>'
+                     f'<text x="{x + 12:.0f}" y="17" font-size="10" fill="#eef1f4">'
+                     f'{escape(label)}</text>')
+    # Too many names for the title line: the <title> of each line still names it.
+    return "".join(items) if x > 150 else ""
+
+
+def game_chart(game_id: int) -> Markup | None:
+    """The chart of one game (None for a game without rounds to draw, e.g. Wacken)."""
+    data = get_table().game_series(game_id)
+    if data["game"] == "schocken":
+        return line_chart(i18n._("chart_deckel"), data["players"], data["series"],
+                          i18n._("chart_rounds"))
+    if data["game"] == "rockthebock":
+        return line_chart(i18n._("chart_points"), data["players"], data["series"],
+                          i18n._("chart_rounds"))
+    return None
+
+
+def halves_chart(months: Mapping[str, int]) -> Markup:
+    """A player's Schocken halves lost per month."""
+    return bar_chart(i18n._("chart_halves_month"), months)
+
+
+def _svg(markup: Markup) -> Response:
+    return Response(str(markup), mimetype="image/svg+xml")
+
+
+@bp.get("/games/<int:game_id>/chart.svg")
+def game_chart_svg(game_id: int) -> Response:
+    """The game's chart as an SVG file (an empty chart for a game without rounds)."""
+    chart = game_chart(game_id)
+    return _svg(chart if chart is not None else line_chart(i18n._("chart_rounds"), [], [], ""))
+
+
+@bp.get("/players/<int:player_id>/halves.svg")
+def halves_svg(player_id: int) -> Response:
+    """A roster player's halves lost per month as an SVG file."""
+    return _svg(halves_chart(get_table().player(player_id)["halves_by_month"]))
