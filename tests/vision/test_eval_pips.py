@@ -177,3 +177,22 @@ def test_a_folder_of_camera_setups_is_measured_setup_by_setup_and_together(tmp_p
     assert figures["right_dice"] == 8 + 2
     assert figures["die_accuracy"] == pytest.approx(10 / 15, abs=1e-4)
     assert any(line.startswith("a: die_accuracy 1.0") for line in out)
+
+
+@pytest.mark.parametrize(
+    "line", ["0 nan 0.5 0.1 0.1", "0 0.5 inf 0.1 0.1", "0 0.5 0.5 -0.1 0.1", "0 1.5 0.5 0.1 0.1"]
+)
+def test_label_boxes_must_be_numbers_from_0_to_1(tmp_path, line):
+    path = tmp_path / "x.txt"
+    path.write_text(line + "\n")
+    with pytest.raises(EvalDataError, match="numbers from 0 to 1"):
+        read_labels(path, 640, 480)
+
+
+def test_a_cut_off_jpeg_is_refused_not_scored(tmp_path, capsys):
+    folder = _write_folder(tmp_path / "set", THROWS[:2])
+    image = folder / "images" / "throw1.jpg"
+    image.write_bytes(image.read_bytes()[: image.stat().st_size // 2])
+    assert main(["eval", "pips", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert "throw1.jpg is not a whole JPEG" in err and "Traceback" not in err
