@@ -74,12 +74,14 @@ def enrol_face(
     recognizer = recognizer or BockRecognizer()
     vectors = []
     patterns = []
+    tints = []
     n_frames = 0
     for frame in frames:
         n_frames += 1
         samples, _ = recognizer.sample(frame)
         vectors.extend(s.vector for s in samples)
         patterns.extend(s.features.pattern for s in samples)
+        tints.extend(s.features.tint() for s in samples)
     if len(vectors) < MIN_DICE:
         raise FaceModelError(
             f"found only {len(vectors)} dice in {n_frames} frame(s) for {face}; turn at least"
@@ -103,6 +105,7 @@ def enrol_face(
         spread=tuple(float(v) for v in spread),
         count=int(len(kept)),
         pattern=tuple(float(v) for v in align_patterns(np.array(patterns)[keep])),
+        tint=tuple(float(v) for v in np.array(tints, np.float32)[keep].mean(axis=0)),
     )
     others = dict(FaceClassifier(current).models)
     others[face] = model

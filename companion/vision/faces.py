@@ -90,6 +90,24 @@ class FaceFeatures:
         hue = (ratio - level) / (abs(level) + 0.3)
         return np.array([level, *hue, self.light_centre, self.light_ring], np.float32)
 
+    def tint(self) -> np.ndarray:
+        """The colours themselves, without their brightness: log BGR of the light and of
+        the dark colour, each less its mean over the channels (``TINT_SIZE`` values).
+
+        Unlike the ratios of ``vector`` these move with the light's colour; a frame's
+        cast, estimated from the dice read surely (``frame_cast``), is taken off them
+        before they are compared with a face's (``FaceClassifier.classify_vector``).
+        """
+        return np.concatenate([_log_chroma(self.light), _log_chroma(self.dark)])
+
+
+TINT_SIZE = 6
+
+
+def _log_chroma(colour: Sequence[float]) -> np.ndarray:
+    logs = np.log(np.asarray(colour, np.float32) + 2.0)
+    return (logs - logs.mean()).astype(np.float32)
+
 
 @dataclass(frozen=True)
 class FaceModel:
@@ -102,6 +120,9 @@ class FaceModel:
     # The face's drawing: its mean light/dark pattern, upright (see ``pattern_distance``);
     # None for a model enrolled before patterns were kept (its drawing is not checked).
     pattern: tuple[float, ...] | None = None
+    # The face's colours without their brightness (``FaceFeatures.tint``) under the light
+    # it was learnt in; None for a model enrolled before tints were kept.
+    tint: tuple[float, ...] | None = None
 
     def to_dict(self) -> dict:
         """A JSON-ready dict (see ``from_dict``)."""
@@ -112,6 +133,8 @@ class FaceModel:
         }
         if self.pattern is not None:
             out["pattern"] = [round(v, 3) for v in self.pattern]
+        if self.tint is not None:
+            out["tint"] = [round(v, 4) for v in self.tint]
         return out
 
     @classmethod
@@ -143,7 +166,20 @@ class FaceModel:
                     f"face {face!r} in profile has a pattern that is not {PATTERN_SIZE} light"
                     " shares from 0 to 1; enrol it again"
                 )
-        return cls(face=face, mean=mean, spread=spread, count=count, pattern=pattern)
+        tint = data.get("tint")
+        if tint is not None:
+            try:
+                tint = tuple(float(v) for v in tint)
+            except (TypeError, ValueError):
+                tint = ()
+            if len(tint) != TINT_SIZE or not all(math.isfinite(v) for v in tint):
+                raise FaceModelError(
+                    f"face {face!r} in profile has a tint that is not {TINT_SIZE} numbers;"
+                    " enrol it again"
+                )
+        return cls(
+            face=face, mean=mean, spread=spread, count=count, pattern=pattern, tint=tint
+        )
 
 
 @dataclass(frozen=True)
@@ -165,6 +201,7 @@ def _builtin_models(palette: Palette) -> tuple[FaceModel, ...]:
         tex = face_texture(face, palette)
         vectors = []
         patterns = []
+        tints = []
         # The face as a camera sees it: small (45-75 px), a little soft, at any angle.
         for edge, sigma, angle in itertools.product((45, 75), (0.8, 1.6), (0.0, 30.0)):
             scale = edge / tex.shape[0]
@@ -176,6 +213,7 @@ def _builtin_models(palette: Palette) -> tuple[FaceModel, ...]:
             feats = face_features(view, (side / 2, side / 2), float(edge), -angle)
             vectors.append(feats.vector())
             patterns.append(feats.pattern)
+            tints.append(feats.tint())
         arr = np.array(vectors, np.float32)
         spread = np.maximum(BUILTIN_SPREAD, arr.std(axis=0))
         models.append(
@@ -185,6 +223,7 @@ def _builtin_models(palette: Palette) -> tuple[FaceModel, ...]:
                 spread=tuple(float(v) for v in spread),
                 count=0,
                 pattern=tuple(float(v) for v in align_patterns(np.array(patterns))),
+                tint=tuple(float(v) for v in np.mean(tints, axis=0)),
             )
         )
     return tuple(models)
@@ -396,6 +435,16 @@ SET_MIN_DICE = 3  # fewer dice seen so far say nothing about the set
 # over 4 apart; the stencil set's lime and mustard goats enrolled 1.5 apart and were read
 # as each other in a third of their dice (tuning seed 4245).
 MIN_SEPARATION = 3.0
+# Colour under the frame's light (``FaceFeatures.tint`` less the frame's cast, see
+# ``frame_cast``): how far a die's tint may lie from its face's, per value, and how much
+# that counts next to the ratio features (the squared distance in units of ``TINT_SPREAD``
+# is weighted by ``TINT_WEIGHT``). Two faces that the ratios do not tell apart (closer
+# than ``MIN_SEPARATION``) are read only when the tint is at least ``TINT_MARGIN`` (root
+# of summed squares, log units) nearer the read face than any other. Tuned on seeds 4300
+# (stencil, enrolled from 7200+k) and 4301 (badge, 7300+k); see models/bockspot.json.
+TINT_SPREAD = 0.1
+TINT_WEIGHT = 2.0
+TINT_MARGIN = 0.2
 
 
 def nearest_face(models: Mapping[str, FaceModel], face: str) -> tuple[str, float]:
@@ -439,6 +488,11 @@ class FaceClassifier:
             None if base[f].pattern is None else np.array(base[f].pattern, np.float32)
             for f in FACES
         ]
+        # Every face's tint, or None when one model has none (enrolled before tints).
+        tints = [base[f].tint for f in FACES]
+        self._tints = (
+            None if any(t is None for t in tints) else np.array(tints, np.float32)
+        )
         self.confusable = frozenset(
             f for f in FACES if nearest_face(base, f)[1] < MIN_SEPARATION
         )
@@ -453,14 +507,49 @@ class FaceClassifier:
         """The face of one die, or ``None`` with ``uncertain`` set when unsure."""
         return self.classify_vector(features.vector(), features.pattern)
 
-    def classify_vector(self, x: np.ndarray, pattern: np.ndarray | None = None) -> FaceVerdict:
+    def frame_cast(
+        self, tints: Sequence[np.ndarray], verdicts: Sequence[FaceVerdict]
+    ) -> np.ndarray | None:
+        """The colour of the frame's light relative to the light the models were learnt in:
+        the median, over the dice read surely, of their light colour's tint less their
+        face's (log units per channel, zero mean). None without such dice or tints.
+
+        A cast multiplies every colour in the frame alike, so the dice that the ratios
+        read surely show it; the two goats of a set whose colours differ only in hue (a
+        dark print on lime or on mustard) are then told apart by their colour itself.
+        """
+        if self._tints is None:
+            return None
+        shifts = [
+            t[:3] - self._tints[self._faces.index(v.face)][:3]
+            for t, v in zip(tints, verdicts, strict=True)
+            if v.face is not None and not v.uncertain
+        ]
+        if not shifts:
+            return None
+        return np.median(np.array(shifts, np.float32), axis=0)
+
+    def classify_vector(
+        self,
+        x: np.ndarray,
+        pattern: np.ndarray | None = None,
+        tint: np.ndarray | None = None,
+        cast: np.ndarray | None = None,
+    ) -> FaceVerdict:
         """``classify`` for a feature vector in ``FEATURE_NAMES`` order.
 
         With the die's light/dark ``pattern`` the drawing is checked too: a die whose
         colours fit a face but whose drawing does not (``max_unlike``) is uncertain.
+        With its ``tint`` and the frame's ``cast`` (``frame_cast``) its colours count
+        as well, and two faces the ratios do not tell apart can be read.
         """
         z = (x[None, :] - self._means) / self._spreads
         d2 = (z * z).sum(axis=1) + 2.0 * np.log(self._spreads).sum(axis=1)
+        tint_d2 = None
+        if tint is not None and cast is not None and self._tints is not None:
+            tz = (tint - np.concatenate([cast, cast]) - self._tints) / TINT_SPREAD
+            tint_d2 = (tz * tz).sum(axis=1)
+            d2 = d2 + TINT_WEIGHT * tint_d2
         best = int(np.argmin(d2))
         # Tempered posterior: the Gaussian models are fitted on few, clean samples and
         # would otherwise claim certainty for anything a hair nearer one model.
@@ -471,7 +560,15 @@ class FaceClassifier:
         uncertain = confidence < self.min_confidence or distance > self.max_distance
         # Two faces whose models overlap (a pair the set's colours do not tell apart) are
         # never read surely: either may be the other.
-        uncertain = uncertain or self._faces[best] in self.confusable
+        if self._faces[best] in self.confusable:
+            if tint_d2 is None:
+                uncertain = True
+            else:
+                near = np.sort(np.sqrt(tint_d2))
+                margin = float(near[1] - near[0]) * TINT_SPREAD
+                uncertain = (
+                    uncertain or int(np.argmin(tint_d2)) != best or margin < TINT_MARGIN
+                )
         unlike = None
         template = self._patterns[best]
         if pattern is not None and template is not None:
@@ -864,6 +961,15 @@ class BockRecognizer:
             best = (FaceSample(region, feats, vector, sample.found), again)
         return best
 
+    def _with_cast(
+        self, sample: FaceSample, verdict: FaceVerdict, tint: np.ndarray, cast: np.ndarray
+    ) -> FaceVerdict:
+        again = self.classifier.classify_vector(
+            sample.vector, sample.features.pattern, tint, cast
+        )
+        # The distance to the nearest face stays the ratios' (the unfamiliar-set check).
+        return replace(again, distance=verdict.distance)
+
     def read(self, frame: np.ndarray) -> Reading:
         """Find and classify every die in a BGR frame; timings per stage in ``timings_ms``."""
         t0 = time.perf_counter()
@@ -885,6 +991,15 @@ class BockRecognizer:
                 s, verdict = self._look_again(frame, s, verdict, gains)
             looked.append((s, verdict))
         self._recent.extend(self.classifier.strangeness(v) for _, v in looked)
+        # Second look with the frame's light: the dice read surely give its colour, and
+        # every die is read again with its colours (less that cast) counting too.
+        tints = [s.features.tint() for s, _ in looked]
+        cast = self.classifier.frame_cast(tints, [v for _, v in looked])
+        if cast is not None:
+            looked = [
+                (s, self._with_cast(s, v, t, cast))
+                for (s, v), t in zip(looked, tints, strict=True)
+            ]
         self.unfamiliar = (
             len(self._recent) >= SET_MIN_DICE and float(np.median(self._recent)) > 1.0
         )
