@@ -443,8 +443,11 @@ MIN_SEPARATION = 3.0
 # of summed squares, log units) nearer the read face than any other. Tuned on seeds 4300
 # (stencil, enrolled from 7200+k) and 4301 (badge, 7300+k); see models/bockspot.json.
 TINT_SPREAD = 0.1
-TINT_WEIGHT = 2.0
+TINT_WEIGHT = 8.0
 TINT_MARGIN = 0.2
+TINT_DARK = 0.0
+TINT_TOL = 0.08
+CAST_CAP = 25.0
 
 
 def nearest_face(models: Mapping[str, FaceModel], face: str) -> tuple[str, float]:
@@ -508,26 +511,43 @@ class FaceClassifier:
         return self.classify_vector(features.vector(), features.pattern)
 
     def frame_cast(
-        self, tints: Sequence[np.ndarray], verdicts: Sequence[FaceVerdict]
+        self, vectors: Sequence[np.ndarray], tints: Sequence[np.ndarray]
     ) -> np.ndarray | None:
-        """The colour of the frame's light relative to the light the models were learnt in:
-        the median, over the dice read surely, of their light colour's tint less their
-        face's (log units per channel, zero mean). None without such dice or tints.
+        """The colour of the frame's light relative to the light the models were learnt in
+        (log units per channel, zero mean), from the dice of one frame; None without dice
+        or without tints in the models.
 
-        A cast multiplies every colour in the frame alike, so the dice that the ratios
-        read surely show it; the two goats of a set whose colours differ only in hue (a
-        dark print on lime or on mustard) are then told apart by their colour itself.
+        A cast multiplies every colour in the frame alike. Each die, taken as each face,
+        proposes the cast that makes its light colour that face's; the proposal under
+        which the frame's dice fit their nearest faces best (ratios and colours together,
+        each die's cost capped so that one odd die does not decide) wins, and is refined
+        to the median proposal of the dice that fit it. Dice of the same face that the
+        ratios alone read wrong (a frame of mostly one goat) then do not drag the cast
+        with them; the two goats of a set whose colours differ only in hue (a dark print
+        on lime or on mustard) are then told apart by their colour itself.
         """
-        if self._tints is None:
+        if self._tints is None or not len(vectors):
             return None
-        shifts = [
-            t[:3] - self._tints[self._faces.index(v.face)][:3]
-            for t, v in zip(tints, verdicts, strict=True)
-            if v.face is not None and not v.uncertain
-        ]
-        if not shifts:
-            return None
-        return np.median(np.array(shifts, np.float32), axis=0)
+        x = np.asarray(vectors, np.float32)
+        light = np.asarray(tints, np.float32)[:, :3]
+        z = (x[:, None, :] - self._means[None]) / self._spreads[None]
+        ratio_d2 = (z * z).sum(axis=2) + 2.0 * np.log(self._spreads).sum(axis=1)[None]
+        ratio_d2 -= ratio_d2.min(axis=1, keepdims=True)
+        # Proposals: die i as face f; offsets of every die j from every face g under each.
+        proposals = (light[:, None, :] - self._tints[None, :, :3]).reshape(-1, 3)
+        rel = light[None, :, None, :] - proposals[:, None, None, :] - self._tints[None, None, :, :3]
+        off = np.sqrt((rel * rel).sum(axis=3))  # (proposal, die, face)
+        tint_d2 = (np.maximum(off - TINT_TOL, 0.0) / TINT_SPREAD) ** 2
+        cost = (ratio_d2[None] + TINT_WEIGHT * tint_d2).min(axis=2)
+        total = np.minimum(cost, CAST_CAP).sum(axis=1)
+        best = int(np.argmin(total))
+        fits = cost[best] < CAST_CAP
+        if not fits.any():
+            return proposals[best]
+        face = (ratio_d2 + TINT_WEIGHT * tint_d2[best]).argmin(axis=1)
+        shifts = light - self._tints[face, :3]
+        cast = np.median(shifts[fits], axis=0)
+        return (cast - cast.mean()).astype(np.float32)
 
     def classify_vector(
         self,
@@ -545,10 +565,12 @@ class FaceClassifier:
         """
         z = (x[None, :] - self._means) / self._spreads
         d2 = (z * z).sum(axis=1) + 2.0 * np.log(self._spreads).sum(axis=1)
-        tint_d2 = None
+        tint_d2 = off = None
         if tint is not None and cast is not None and self._tints is not None:
-            tz = (tint - np.concatenate([cast, cast]) - self._tints) / TINT_SPREAD
-            tint_d2 = (tz * tz).sum(axis=1)
+            tz = tint - np.concatenate([cast, cast]) - self._tints
+            tz[:, 3:] *= TINT_DARK
+            off = np.sqrt((tz * tz).sum(axis=1))
+            tint_d2 = (np.maximum(off - TINT_TOL, 0.0) / TINT_SPREAD) ** 2
             d2 = d2 + TINT_WEIGHT * tint_d2
         best = int(np.argmin(d2))
         # Tempered posterior: the Gaussian models are fitted on few, clean samples and
@@ -561,14 +583,12 @@ class FaceClassifier:
         # Two faces whose models overlap (a pair the set's colours do not tell apart) are
         # never read surely: either may be the other.
         if self._faces[best] in self.confusable:
-            if tint_d2 is None:
+            if off is None:
                 uncertain = True
             else:
-                near = np.sort(np.sqrt(tint_d2))
-                margin = float(near[1] - near[0]) * TINT_SPREAD
-                uncertain = (
-                    uncertain or int(np.argmin(tint_d2)) != best or margin < TINT_MARGIN
-                )
+                near = np.sort(off)
+                margin = float(near[1] - near[0])
+                uncertain = uncertain or int(np.argmin(off)) != best or margin < TINT_MARGIN
         unlike = None
         template = self._patterns[best]
         if pattern is not None and template is not None:
@@ -994,7 +1014,7 @@ class BockRecognizer:
         # Second look with the frame's light: the dice read surely give its colour, and
         # every die is read again with its colours (less that cast) counting too.
         tints = [s.features.tint() for s, _ in looked]
-        cast = self.classifier.frame_cast(tints, [v for _, v in looked])
+        cast = self.classifier.frame_cast([s.vector for s, _ in looked], tints)
         if cast is not None:
             looked = [
                 (s, self._with_cast(s, v, t, cast))
