@@ -91,22 +91,20 @@ class FaceFeatures:
         return np.array([level, *hue, self.light_centre, self.light_ring], np.float32)
 
     def tint(self) -> np.ndarray:
-        """The colours themselves, without their brightness: log BGR of the light and of
-        the dark colour, each less its mean over the channels (``TINT_SIZE`` values).
+        """The lighter colour itself, without its brightness: its log BGR less their mean
+        (``TINT_SIZE`` values).
 
-        Unlike the ratios of ``vector`` these move with the light's colour; a frame's
-        cast, estimated from the dice read surely (``frame_cast``), is taken off them
-        before they are compared with a face's (``FaceClassifier.classify_vector``).
+        Unlike the ratios of ``vector`` this moves with the light's colour; the frame's
+        cast (``FaceClassifier.frame_cast``) is taken off it before it is compared with a
+        face's (``FaceClassifier.classify_vector``). The darker colour is left out: the
+        dark prints of some sets sit a few grey levels above black under dim light, where
+        their hue is noise (tried on the tuning frames: it read the stencil set worse).
         """
-        return np.concatenate([_log_chroma(self.light), _log_chroma(self.dark)])
+        logs = np.log(np.asarray(self.light, np.float32) + 2.0)
+        return (logs - logs.mean()).astype(np.float32)
 
 
-TINT_SIZE = 6
-
-
-def _log_chroma(colour: Sequence[float]) -> np.ndarray:
-    logs = np.log(np.asarray(colour, np.float32) + 2.0)
-    return (logs - logs.mean()).astype(np.float32)
+TINT_SIZE = 3
 
 
 @dataclass(frozen=True)
@@ -444,8 +442,7 @@ MIN_SEPARATION = 3.0
 # (stencil, enrolled from 7200+k) and 4301 (badge, 7300+k); see models/bockspot.json.
 TINT_SPREAD = 0.1
 TINT_WEIGHT = 8.0
-TINT_MARGIN = 0.2
-TINT_DARK = 0.0
+TINT_MARGIN = 0.1
 TINT_TOL = 0.08
 CAST_CAP = 25.0
 
@@ -529,13 +526,13 @@ class FaceClassifier:
         if self._tints is None or not len(vectors):
             return None
         x = np.asarray(vectors, np.float32)
-        light = np.asarray(tints, np.float32)[:, :3]
+        light = np.asarray(tints, np.float32)
         z = (x[:, None, :] - self._means[None]) / self._spreads[None]
         ratio_d2 = (z * z).sum(axis=2) + 2.0 * np.log(self._spreads).sum(axis=1)[None]
         ratio_d2 -= ratio_d2.min(axis=1, keepdims=True)
         # Proposals: die i as face f; offsets of every die j from every face g under each.
-        proposals = (light[:, None, :] - self._tints[None, :, :3]).reshape(-1, 3)
-        rel = light[None, :, None, :] - proposals[:, None, None, :] - self._tints[None, None, :, :3]
+        proposals = (light[:, None, :] - self._tints[None]).reshape(-1, TINT_SIZE)
+        rel = light[None, :, None, :] - proposals[:, None, None, :] - self._tints[None, None]
         off = np.sqrt((rel * rel).sum(axis=3))  # (proposal, die, face)
         tint_d2 = (np.maximum(off - TINT_TOL, 0.0) / TINT_SPREAD) ** 2
         cost = (ratio_d2[None] + TINT_WEIGHT * tint_d2).min(axis=2)
@@ -545,7 +542,7 @@ class FaceClassifier:
         if not fits.any():
             return proposals[best]
         face = (ratio_d2 + TINT_WEIGHT * tint_d2[best]).argmin(axis=1)
-        shifts = light - self._tints[face, :3]
+        shifts = light - self._tints[face]
         cast = np.median(shifts[fits], axis=0)
         return (cast - cast.mean()).astype(np.float32)
 
@@ -567,8 +564,7 @@ class FaceClassifier:
         d2 = (z * z).sum(axis=1) + 2.0 * np.log(self._spreads).sum(axis=1)
         tint_d2 = off = None
         if tint is not None and cast is not None and self._tints is not None:
-            tz = tint - np.concatenate([cast, cast]) - self._tints
-            tz[:, 3:] *= TINT_DARK
+            tz = tint - cast - self._tints
             off = np.sqrt((tz * tz).sum(axis=1))
             tint_d2 = (np.maximum(off - TINT_TOL, 0.0) / TINT_SPREAD) ** 2
             d2 = d2 + TINT_WEIGHT * tint_d2
