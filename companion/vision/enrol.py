@@ -13,7 +13,11 @@ Storage: the models live in the calibration profile (the tray profile's JSON fil
     "faces": {"version": 1,
               "models": {"goat_yellow": {"mean": [...], "spread": [...], "count": 30}, ...}}
 
-``mean`` and ``spread`` follow ``faces.FEATURE_NAMES``. ``save_models`` rewrites only that
+``mean`` and ``spread`` follow ``faces.FEATURE_NAMES``; each model also keeps its drawing
+(``pattern``) and its lighter colour without brightness (``tint``, see
+``FaceFeatures.tint``), which the recogniser compares under each frame's light. Models
+enrolled before tints were kept still load; a face pair they cannot tell apart by the
+ratios then stays flagged (enrol again to read it). ``save_models`` rewrites only that
 key and keeps everything else in the file; a file that does not exist yet is created
 with just the faces section (``companion calibrate tray`` can add the tray later).
 """

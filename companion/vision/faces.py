@@ -12,7 +12,16 @@ a light skull on dark grey, the wolf). A colour cast multiplies both colours cha
 channel and cancels in the ratio: the skull of a goat is the white reference for its
 own background, which is why warm pub light does not turn a yellow goat red. When the
 calibration holds a colour reference (white-balance gains), the frame is balanced with
-it first; ratios stay the deciding features either way.
+it first.
+
+The ratio cancels a cast only where the darker colour is a true colour too. A set whose
+goats are dark prints on their colour (the renderer's ``stencil`` artwork: lime and
+mustard) shows almost black for the print in dim light, and its ratios no longer tell
+the goats apart. So each face also keeps its lighter colour without its brightness (its
+``tint``), and each frame's light is estimated from its own dice: every die, taken as
+every face, proposes the cast that would make its colour that face's; the proposal
+under which the frame's dice fit their faces best is kept (``FaceClassifier.frame_cast``).
+The dice are then read with their colour, less that cast, counting too.
 
 Each face has a model: the mean and spread of those features. Built-in models come from
 the renderer's picture of the dice (``render.DEFAULT_PALETTE``); enrolment
