@@ -13,7 +13,11 @@ Storage: the models live in the calibration profile (the tray profile's JSON fil
     "faces": {"version": 1,
               "models": {"goat_yellow": {"mean": [...], "spread": [...], "count": 30}, ...}}
 
-``mean`` and ``spread`` follow ``faces.FEATURE_NAMES``. ``save_models`` rewrites only that
+``mean`` and ``spread`` follow ``faces.FEATURE_NAMES``; each model also keeps its drawing
+(``pattern``) and its lighter colour without brightness (``tint``, see
+``FaceFeatures.tint``), which the recogniser compares under each frame's light. Models
+enrolled before tints were kept still load; a face pair they cannot tell apart by the
+ratios then stays flagged (enrol again to read it). ``save_models`` rewrites only that
 key and keeps everything else in the file; a file that does not exist yet is created
 with just the faces section (``companion calibrate tray`` can add the tray later).
 """
@@ -74,12 +78,14 @@ def enrol_face(
     recognizer = recognizer or BockRecognizer()
     vectors = []
     patterns = []
+    tints = []
     n_frames = 0
     for frame in frames:
         n_frames += 1
         samples, _ = recognizer.sample(frame)
         vectors.extend(s.vector for s in samples)
         patterns.extend(s.features.pattern for s in samples)
+        tints.extend(s.features.tint() for s in samples)
     if len(vectors) < MIN_DICE:
         raise FaceModelError(
             f"found only {len(vectors)} dice in {n_frames} frame(s) for {face}; turn at least"
@@ -103,6 +109,7 @@ def enrol_face(
         spread=tuple(float(v) for v in spread),
         count=int(len(kept)),
         pattern=tuple(float(v) for v in align_patterns(np.array(patterns)[keep])),
+        tint=tuple(float(v) for v in np.array(tints, np.float32)[keep].mean(axis=0)),
     )
     others = dict(FaceClassifier(current).models)
     others[face] = model

@@ -12,7 +12,16 @@ a light skull on dark grey, the wolf). A colour cast multiplies both colours cha
 channel and cancels in the ratio: the skull of a goat is the white reference for its
 own background, which is why warm pub light does not turn a yellow goat red. When the
 calibration holds a colour reference (white-balance gains), the frame is balanced with
-it first; ratios stay the deciding features either way.
+it first.
+
+The ratio cancels a cast only where the darker colour is a true colour too. A set whose
+goats are dark prints on their colour (the renderer's ``stencil`` artwork: lime and
+mustard) shows almost black for the print in dim light, and its ratios no longer tell
+the goats apart. So each face also keeps its lighter colour without its brightness (its
+``tint``), and each frame's light is estimated from its own dice: every die, taken as
+every face, proposes the cast that would make its colour that face's; the proposal
+under which the frame's dice fit their faces best is kept (``FaceClassifier.frame_cast``).
+The dice are then read with their colour, less that cast, counting too.
 
 Each face has a model: the mean and spread of those features. Built-in models come from
 the renderer's picture of the dice (``render.DEFAULT_PALETTE``); enrolment
@@ -90,6 +99,22 @@ class FaceFeatures:
         hue = (ratio - level) / (abs(level) + 0.3)
         return np.array([level, *hue, self.light_centre, self.light_ring], np.float32)
 
+    def tint(self) -> np.ndarray:
+        """The lighter colour itself, without its brightness: its log BGR less their mean
+        (``TINT_SIZE`` values).
+
+        Unlike the ratios of ``vector`` this moves with the light's colour; the frame's
+        cast (``FaceClassifier.frame_cast``) is taken off it before it is compared with a
+        face's (``FaceClassifier.classify_vector``). The darker colour is left out: the
+        dark prints of some sets sit a few grey levels above black under dim light, where
+        their hue is noise (tried on the tuning frames: it read the stencil set worse).
+        """
+        logs = np.log(np.asarray(self.light, np.float32) + 2.0)
+        return (logs - logs.mean()).astype(np.float32)
+
+
+TINT_SIZE = 3
+
 
 @dataclass(frozen=True)
 class FaceModel:
@@ -102,6 +127,9 @@ class FaceModel:
     # The face's drawing: its mean light/dark pattern, upright (see ``pattern_distance``);
     # None for a model enrolled before patterns were kept (its drawing is not checked).
     pattern: tuple[float, ...] | None = None
+    # The face's colours without their brightness (``FaceFeatures.tint``) under the light
+    # it was learnt in; None for a model enrolled before tints were kept.
+    tint: tuple[float, ...] | None = None
 
     def to_dict(self) -> dict:
         """A JSON-ready dict (see ``from_dict``)."""
@@ -112,6 +140,8 @@ class FaceModel:
         }
         if self.pattern is not None:
             out["pattern"] = [round(v, 3) for v in self.pattern]
+        if self.tint is not None:
+            out["tint"] = [round(v, 4) for v in self.tint]
         return out
 
     @classmethod
@@ -143,7 +173,20 @@ class FaceModel:
                     f"face {face!r} in profile has a pattern that is not {PATTERN_SIZE} light"
                     " shares from 0 to 1; enrol it again"
                 )
-        return cls(face=face, mean=mean, spread=spread, count=count, pattern=pattern)
+        tint = data.get("tint")
+        if tint is not None:
+            try:
+                tint = tuple(float(v) for v in tint)
+            except (TypeError, ValueError):
+                tint = ()
+            if len(tint) != TINT_SIZE or not all(math.isfinite(v) for v in tint):
+                raise FaceModelError(
+                    f"face {face!r} in profile has a tint that is not {TINT_SIZE} numbers;"
+                    " enrol it again"
+                )
+        return cls(
+            face=face, mean=mean, spread=spread, count=count, pattern=pattern, tint=tint
+        )
 
 
 @dataclass(frozen=True)
@@ -165,6 +208,7 @@ def _builtin_models(palette: Palette) -> tuple[FaceModel, ...]:
         tex = face_texture(face, palette)
         vectors = []
         patterns = []
+        tints = []
         # The face as a camera sees it: small (45-75 px), a little soft, at any angle.
         for edge, sigma, angle in itertools.product((45, 75), (0.8, 1.6), (0.0, 30.0)):
             scale = edge / tex.shape[0]
@@ -176,6 +220,7 @@ def _builtin_models(palette: Palette) -> tuple[FaceModel, ...]:
             feats = face_features(view, (side / 2, side / 2), float(edge), -angle)
             vectors.append(feats.vector())
             patterns.append(feats.pattern)
+            tints.append(feats.tint())
         arr = np.array(vectors, np.float32)
         spread = np.maximum(BUILTIN_SPREAD, arr.std(axis=0))
         models.append(
@@ -185,6 +230,7 @@ def _builtin_models(palette: Palette) -> tuple[FaceModel, ...]:
                 spread=tuple(float(v) for v in spread),
                 count=0,
                 pattern=tuple(float(v) for v in align_patterns(np.array(patterns))),
+                tint=tuple(float(v) for v in np.mean(tints, axis=0)),
             )
         )
     return tuple(models)
@@ -396,6 +442,26 @@ SET_MIN_DICE = 3  # fewer dice seen so far say nothing about the set
 # over 4 apart; the stencil set's lime and mustard goats enrolled 1.5 apart and were read
 # as each other in a third of their dice (tuning seed 4245).
 MIN_SEPARATION = 3.0
+# Colour under the frame's light: a die's ``FaceFeatures.tint`` less the frame's cast
+# (``FaceClassifier.frame_cast``) against its face's. The distance (root of summed
+# squares, log units) counts beyond ``TINT_TOL`` (how far the colour of right reads
+# strays: lamp tints, glare), in units of ``TINT_SPREAD``, squared, ``TINT_WEIGHT``
+# times next to the ratio features. The colour confirms a face when it is the nearest
+# face's by ``TINT_MARGIN`` at least; a confirmed die may lie ``TINT_STRETCH`` times
+# further from its face's ratios than ``max_distance``, and two faces that the ratios
+# do not tell apart (closer than ``MIN_SEPARATION``) are read only when confirmed. A
+# die's cost in the choice of the cast is capped at ``CAST_CAP``. All chosen on tuning
+# frames, 200 hard each: seeds 4300 (stencil, enrolled from 7200+k), 4301 (badge,
+# 7300+k), 4302 (built-in set), 4303 (shifted colours, 7100+k); see
+# models/bockspot.json. The sets that look alike in their lighter colour (the shifted
+# set's white skulls, the badge's white badges) are why the dead zone is there: without
+# it their reads lost confidence (4303: 6 dice flagged against 1).
+TINT_SPREAD = 0.1
+TINT_WEIGHT = 8.0
+TINT_TOL = 0.08
+TINT_MARGIN = 0.1
+TINT_STRETCH = 1.4
+CAST_CAP = 25.0
 
 
 def nearest_face(models: Mapping[str, FaceModel], face: str) -> tuple[str, float]:
@@ -439,6 +505,11 @@ class FaceClassifier:
             None if base[f].pattern is None else np.array(base[f].pattern, np.float32)
             for f in FACES
         ]
+        # Every face's tint, or None when one model has none (enrolled before tints).
+        tints = [base[f].tint for f in FACES]
+        self._tints = (
+            None if any(t is None for t in tints) else np.array(tints, np.float32)
+        )
         self.confusable = frozenset(
             f for f in FACES if nearest_face(base, f)[1] < MIN_SEPARATION
         )
@@ -453,14 +524,67 @@ class FaceClassifier:
         """The face of one die, or ``None`` with ``uncertain`` set when unsure."""
         return self.classify_vector(features.vector(), features.pattern)
 
-    def classify_vector(self, x: np.ndarray, pattern: np.ndarray | None = None) -> FaceVerdict:
+    def frame_cast(
+        self, vectors: Sequence[np.ndarray], tints: Sequence[np.ndarray]
+    ) -> np.ndarray | None:
+        """The colour of the frame's light relative to the light the models were learnt in
+        (log units per channel, zero mean), from the dice of one frame; None without dice
+        or without tints in the models.
+
+        A cast multiplies every colour in the frame alike. Each die, taken as each face,
+        proposes the cast that makes its light colour that face's; the proposal under
+        which the frame's dice fit their nearest faces best (ratios and colours together,
+        each die's cost capped so that one odd die does not decide) wins, and is refined
+        to the median proposal of the dice that fit it. Dice of the same face that the
+        ratios alone read wrong (a frame of mostly one goat) then do not drag the cast
+        with them; the two goats of a set whose colours differ only in hue (a dark print
+        on lime or on mustard) are then told apart by their colour itself.
+        """
+        if self._tints is None or not len(vectors):
+            return None
+        x = np.asarray(vectors, np.float32)
+        light = np.asarray(tints, np.float32)
+        z = (x[:, None, :] - self._means[None]) / self._spreads[None]
+        ratio_d2 = (z * z).sum(axis=2) + 2.0 * np.log(self._spreads).sum(axis=1)[None]
+        ratio_d2 -= ratio_d2.min(axis=1, keepdims=True)
+        # Proposals: die i as face f; offsets of every die j from every face g under each.
+        proposals = (light[:, None, :] - self._tints[None]).reshape(-1, TINT_SIZE)
+        rel = light[None, :, None, :] - proposals[:, None, None, :] - self._tints[None, None]
+        off = np.sqrt((rel * rel).sum(axis=3))  # (proposal, die, face)
+        tint_d2 = (np.maximum(off - TINT_TOL, 0.0) / TINT_SPREAD) ** 2
+        cost = (ratio_d2[None] + TINT_WEIGHT * tint_d2).min(axis=2)
+        total = np.minimum(cost, CAST_CAP).sum(axis=1)
+        best = int(np.argmin(total))
+        fits = cost[best] < CAST_CAP
+        if not fits.any():
+            return proposals[best]
+        face = (ratio_d2 + TINT_WEIGHT * tint_d2[best]).argmin(axis=1)
+        shifts = light - self._tints[face]
+        cast = np.median(shifts[fits], axis=0)
+        return (cast - cast.mean()).astype(np.float32)
+
+    def classify_vector(
+        self,
+        x: np.ndarray,
+        pattern: np.ndarray | None = None,
+        tint: np.ndarray | None = None,
+        cast: np.ndarray | None = None,
+    ) -> FaceVerdict:
         """``classify`` for a feature vector in ``FEATURE_NAMES`` order.
 
         With the die's light/dark ``pattern`` the drawing is checked too: a die whose
         colours fit a face but whose drawing does not (``max_unlike``) is uncertain.
+        With its ``tint`` and the frame's ``cast`` (``frame_cast``) its colours count
+        as well, and two faces the ratios do not tell apart can be read.
         """
         z = (x[None, :] - self._means) / self._spreads
         d2 = (z * z).sum(axis=1) + 2.0 * np.log(self._spreads).sum(axis=1)
+        tint_d2 = off = None
+        if tint is not None and cast is not None and self._tints is not None:
+            tz = tint - cast - self._tints
+            off = np.sqrt((tz * tz).sum(axis=1))
+            tint_d2 = (np.maximum(off - TINT_TOL, 0.0) / TINT_SPREAD) ** 2
+            d2 = d2 + TINT_WEIGHT * tint_d2
         best = int(np.argmin(d2))
         # Tempered posterior: the Gaussian models are fitted on few, clean samples and
         # would otherwise claim certainty for anything a hair nearer one model.
@@ -468,10 +592,17 @@ class FaceClassifier:
         post = np.exp(logits) / np.exp(logits).sum()
         confidence = float(post[best])
         distance = float(np.sqrt(((z[best]) ** 2).sum() / len(x)))
-        uncertain = confidence < self.min_confidence or distance > self.max_distance
+        # The colour confirms the face when it is the nearest by ``TINT_MARGIN`` at least.
+        confirmed = False
+        if off is not None:
+            near = np.sort(off)
+            confirmed = int(np.argmin(off)) == best and float(near[1] - near[0]) >= TINT_MARGIN
+        limit = self.max_distance * (TINT_STRETCH if confirmed else 1.0)
+        uncertain = confidence < self.min_confidence or distance > limit
         # Two faces whose models overlap (a pair the set's colours do not tell apart) are
-        # never read surely: either may be the other.
-        uncertain = uncertain or self._faces[best] in self.confusable
+        # read only when the colour under the frame's light tells them apart.
+        if self._faces[best] in self.confusable:
+            uncertain = uncertain or not confirmed
         unlike = None
         template = self._patterns[best]
         if pattern is not None and template is not None:
@@ -864,6 +995,15 @@ class BockRecognizer:
             best = (FaceSample(region, feats, vector, sample.found), again)
         return best
 
+    def _with_cast(
+        self, sample: FaceSample, verdict: FaceVerdict, tint: np.ndarray, cast: np.ndarray
+    ) -> FaceVerdict:
+        again = self.classifier.classify_vector(
+            sample.vector, sample.features.pattern, tint, cast
+        )
+        # The distance to the nearest face stays the ratios' (the unfamiliar-set check).
+        return replace(again, distance=verdict.distance)
+
     def read(self, frame: np.ndarray) -> Reading:
         """Find and classify every die in a BGR frame; timings per stage in ``timings_ms``."""
         t0 = time.perf_counter()
@@ -885,6 +1025,15 @@ class BockRecognizer:
                 s, verdict = self._look_again(frame, s, verdict, gains)
             looked.append((s, verdict))
         self._recent.extend(self.classifier.strangeness(v) for _, v in looked)
+        # Second look with the frame's light: the dice read surely give its colour, and
+        # every die is read again with its colours (less that cast) counting too.
+        tints = [s.features.tint() for s, _ in looked]
+        cast = self.classifier.frame_cast([s.vector for s, _ in looked], tints)
+        if cast is not None:
+            looked = [
+                (s, self._with_cast(s, v, t, cast))
+                for (s, v), t in zip(looked, tints, strict=True)
+            ]
         self.unfamiliar = (
             len(self._recent) >= SET_MIN_DICE and float(np.median(self._recent)) > 1.0
         )
