@@ -196,13 +196,20 @@ def parse_corner_list(corners: object) -> tuple[tuple[float, float], ...]:
     wrong (not a list of four, not pairs, not numbers)."""
     if not isinstance(corners, list | tuple) or len(corners) != 4:
         count = len(corners) if isinstance(corners, list | tuple) else "no list of"
-        raise TrayProfileError(f"give exactly four corners as [x, y] pairs, got {count}")
+        raise TrayProfileError(
+            f"give exactly four corners as [x, y] pairs, got {count}",
+            key="tray_four_corners", got=count,
+        )
     out = []
     for point in corners:
         if not isinstance(point, list | tuple) or len(point) != 2:
-            raise TrayProfileError(f"each corner must be an [x, y] pair, got {point!r}")
+            raise TrayProfileError(
+                f"each corner must be an [x, y] pair, got {point!r}", key="tray_pair"
+            )
         for v in point:
             if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
-                raise TrayProfileError(f"corner coordinates must be numbers, got {v!r}")
+                raise TrayProfileError(
+                    f"corner coordinates must be numbers, got {v!r}", key="tray_numbers"
+                )
         out.append((float(point[0]), float(point[1])))
     return tuple(out)

@@ -486,20 +486,29 @@ def check_corners(corners: Corners, frame_size: tuple[int, int]) -> Corners:
         points = tuple((float(x), float(y)) for x, y in corners)
     except (TypeError, ValueError):
         raise TrayProfileError(
-            "corners must be four (x, y) pairs of numbers, clockwise from top-left"
+            "corners must be four (x, y) pairs of numbers, clockwise from top-left",
+            key="tray_numbers",
         ) from None
     if len(points) != 4:
-        raise TrayProfileError(f"give exactly four corners, got {len(points)}")
+        raise TrayProfileError(
+            f"give exactly four corners, got {len(points)}",
+            key="tray_four_corners", got=len(points),
+        )
     for x, y in points:
         if not (math.isfinite(x) and math.isfinite(y)):
-            raise TrayProfileError(f"corner ({x}, {y}) is not a finite number")
+            raise TrayProfileError(f"corner ({x}, {y}) is not a finite number",
+                                   key="tray_numbers")
         if not (0 <= x <= w and 0 <= y <= h):
-            raise TrayProfileError(f"corner ({x:g}, {y:g}) lies outside the {w}x{h} frame")
+            raise TrayProfileError(
+                f"corner ({x:g}, {y:g}) lies outside the {w}x{h} frame",
+                key="tray_outside", x=f"{x:g}", y=f"{y:g}", w=w, h=h,
+            )
     quad = np.array(points, np.float32)
     if abs(cv2.contourArea(quad)) < 0.001 * w * h or not cv2.isContourConvex(quad):
         raise TrayProfileError(
             "the four corners do not enclose a tray (they must go round it, clockwise"
-            " from top-left, without crossing)"
+            " from top-left, without crossing)",
+            key="tray_enclose",
         )
     return points
 

@@ -6,7 +6,18 @@ from dataclasses import dataclass, field, replace
 
 
 class VisionError(ValueError):
-    """A frame or profile the recogniser cannot work with (wrong shape, dtype, empty)."""
+    """A frame or profile the recogniser cannot work with (wrong shape, dtype, empty).
+
+    Like the games' errors, one a person sees on the dashboard may carry a ``key`` and
+    ``fields`` so the page can say it in its own language; the English text stays the
+    message (logs, the command line).
+    """
+
+    def __init__(self, message: str, *args: object, key: str | None = None,
+                 **fields: object) -> None:
+        super().__init__(message, *args)
+        self.key = key
+        self.fields = fields
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 from browser import become_scorekeeper, shot, wait_live
-from test_stammtisch import play_tab_game
+from test_stammtisch import PIN, TAB_SETUP, finish_tab_game
 
 pytestmark = pytest.mark.browser
 
@@ -16,9 +16,11 @@ pytestmark = pytest.mark.browser
 def test_the_roster_and_a_player_page_with_a_chart(server, phone):
     table = server.table
     table.add_player("Ben", "Benni", "blue")
-    game = play_tab_game(table)  # Ben (on the roster) loses both halves
+    # The scorekeeper unlocks while the game runs (a finished game offers no unlocking).
+    game = table.create_game("schocken", TAB_SETUP, PIN)
     keeper = phone(f"{server.url}/games/{game}")
     become_scorekeeper(keeper)
+    finish_tab_game(table, game)  # Ben (on the roster) loses both halves
     keeper.goto(f"{server.url}/players")
     keeper.fill("#new-name", "Cleo")
     keeper.fill("#new-nick", "Clo")
@@ -52,10 +54,11 @@ def test_the_roster_and_a_player_page_with_a_chart(server, phone):
 def test_the_evening_page_with_the_tab_settled_in_one_tap(server, phone):
     table = server.table
     table.add_player("Ben")
-    game = play_tab_game(table)
-    evening = table.current_evening()
+    game = table.create_game("schocken", TAB_SETUP, PIN)
     keeper = phone(f"{server.url}/games/{game}")
     become_scorekeeper(keeper)
+    finish_tab_game(table, game)
+    evening = table.current_evening()
     # A friend watches the evening under the page's real Content-Security-Policy.
     friend = phone(f"{server.url}/evening/{evening}", bypass_csp=False)
     errors: list[str] = []

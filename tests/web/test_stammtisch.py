@@ -29,10 +29,15 @@ DURCHMARSCH = [("Anna", [6, 6, 6]), ("Ben", [2, 2, 1]), ("Ben", [2, 2, 1]), ("An
 def play_tab_game(table: Table) -> int:
     """A finished Schocken game with a club tab: Ben owes 2 €."""
     game_id = table.create_game("schocken", TAB_SETUP, PIN)
+    finish_tab_game(table, game_id)
+    return game_id
+
+
+def finish_tab_game(table: Table, game_id: int) -> None:
+    """Play the tab game ``game_id`` (made with ``TAB_SETUP``) to its end: Ben loses."""
     for player, dice in DURCHMARSCH:
         table.submit(game_id, {"action": "throw", "player": player, "throws": 1, "dice": dice,
                                "hand": True}, "Kim")
-    return game_id
 
 
 def form(client: FlaskClient, **fields: str) -> dict[str, str]:

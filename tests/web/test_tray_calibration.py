@@ -109,25 +109,30 @@ def test_saving_keeps_the_enrolled_faces_in_the_file(keeper, tray, scene):
 
 
 @pytest.mark.parametrize(
-    ("body", "message"),
+    ("body", "message", "german"),
     [
-        ({"corners": [[10, 10], [600, 10], [600, 400]]}, "four corners"),
-        ({"corners": [[10, 10], [600, 10], [600, 400], [10, 400], [5, 5]]}, "four corners"),
-        ({"corners": [[10, 10], [1300, 10], [600, 400], [10, 400]]}, "outside"),
-        ({"corners": [[10, 10], [-1, 10], [600, 400], [10, 400]]}, "outside"),
-        ({"corners": [[10, 10], ["a", 10], [600, 400], [10, 400]]}, "numbers"),
-        ({"corners": [[10, 10], [True, 10], [600, 400], [10, 400]]}, "numbers"),
-        ({"corners": [[10, 10], [600], [600, 400], [10, 400]]}, "pair"),
-        ({"corners": "10,10,600,10,600,400,10,400"}, "four corners"),
-        ({"corners": [[10, 10], [11, 10], [11, 11], [10, 11]]}, "enclose"),
-        ({"points": []}, "corners"),
-        ([], "corners"),
+        ({"corners": [[10, 10], [600, 10], [600, 400]]}, "four corners", "vier Ecken"),
+        ({"corners": [[10, 10], [600, 10], [600, 400], [10, 400], [5, 5]]}, "four corners",
+         "vier Ecken"),
+        ({"corners": [[10, 10], [1300, 10], [600, 400], [10, 400]]}, "outside", "außerhalb"),
+        ({"corners": [[10, 10], [-1, 10], [600, 400], [10, 400]]}, "outside", "außerhalb"),
+        ({"corners": [[10, 10], ["a", 10], [600, 400], [10, 400]]}, "numbers", "Zahlen"),
+        ({"corners": [[10, 10], [True, 10], [600, 400], [10, 400]]}, "numbers", "Zahlen"),
+        ({"corners": [[10, 10], [600], [600, 400], [10, 400]]}, "pair", "Paar"),
+        ({"corners": "10,10,600,10,600,400,10,400"}, "four corners", "vier Ecken"),
+        ({"corners": [[10, 10], [11, 10], [11, 11], [10, 11]]}, "enclose", "umschließen"),
+        ({"points": []}, "corners", None),
+        ([], "corners", None),
     ],
 )
-def test_bad_corners_are_400_and_change_nothing(keeper, tray, applied, body, message):
-    response = post(keeper, "/camera/tray", json=body)
+def test_bad_corners_are_400_and_change_nothing(keeper, tray, applied, body, message, german):
+    response = post(keeper, "/camera/tray?lang=en", json=body)
     assert response.status_code == 400
     assert message in response.get_json()["error"]
+    if german is not None:
+        # German pages say it in German, not with the general refusal.
+        response = post(keeper, "/camera/tray?lang=de", json=body)
+        assert response.status_code == 400 and german in response.get_json()["error"]
     assert not tray.path.exists() and applied.profiles == []
 
 

@@ -190,13 +190,14 @@
 
   // The browser's EventSource reconnects by itself and sends Last-Event-ID; the server
   // answers with a catch-up message when the game moved on, so nothing is reloaded.
+  let retryMs = 2000;
   function connect() {
     const query = DC.gameId === null || DC.gameId === undefined ? "" : "?game=" + DC.gameId;
     const source = new EventSource("/events" + query);
     let polling = null;
     // On every (re)connect a page may have missed changes made before its stream was
     // open (a list page reloads, then a game moves on): let it check once.
-    source.onopen = function () { setLive(true); if (DC.onOpen) DC.onOpen(); };
+    source.onopen = function () { retryMs = 2000; setLive(true); if (DC.onOpen) DC.onOpen(); };
     source.onmessage = function (event) {
       let notice;
       try { notice = JSON.parse(event.data); } catch (err) { return; }
@@ -211,9 +212,12 @@
     source.onerror = function () {
       setLive(false);
       if (source.readyState === EventSource.CLOSED) {
-        // Refused (all live slots busy) or the server is gone: poll, and try again later.
+        // Refused (all live slots busy: often this phone's own page it just left, whose
+        // stream the server frees within a second) or the server is gone: poll, and try
+        // again soon, then less and less often.
         if (!polling) polling = setInterval(DC.refresh, 3000);
-        setTimeout(function () { clearInterval(polling); connect(); }, 20000);
+        setTimeout(function () { clearInterval(polling); connect(); }, retryMs);
+        retryMs = Math.min(2 * retryMs, 20000);
       }
     };
     DC.source = source;
