@@ -42,9 +42,10 @@ COUNTER_FLOOR = 0.5
 # dice from 25 to 38 pixels), and the frame need not be resampled.
 SNAP = 0.15
 # The die size of a camera set-up is the median of this many measures: on the first frames
-# with dice, then on every ``SIZE_EVERY``-th frame read.
+# with dice, then on every ``SIZE_EVERY``-th frame read (a rest is read from up to three
+# frames: every 15 throws or so; a measure costs about ten reads' spotter passes).
 SIZE_FRAMES = 5
-SIZE_EVERY = 10
+SIZE_EVERY = 50
 
 
 class PipRecognizer:
