@@ -55,7 +55,7 @@ import cv2
 import numpy as np
 
 from companion.vision.detect import FinderOptions, check_frame
-from companion.vision.rectify import CANON_DIE, TrayView
+from companion.vision.rectify import CANON_DIE, TrayView, tray_view
 from companion.vision.render import DEFAULT_PALETTE, FACES, Palette, face_texture
 from companion.vision.spot import DEFAULT_MODEL, WORK_DIE, BockSpotter, choose_spotter
 from companion.vision.tray import TrayProfile, find_in_tray, finder_options
@@ -774,14 +774,6 @@ VIEW_DIE = 48.0
 SIZE_FRAMES = 5  # frames with dice the die size is measured on, then kept
 
 
-@functools.lru_cache(maxsize=16)
-def _tray_view(
-    profile: TrayProfile, frame_size: tuple[int, int], die_size: float | None
-) -> TrayView:
-    # The same few frame sizes come again and again: straighten each tray once.
-    sx, sy = frame_size[0] / profile.frame_size[0], frame_size[1] / profile.frame_size[1]
-    corners = tuple((x * sx, y * sy) for x, y in profile.corners)
-    return TrayView.for_tray(corners, frame_size, die_size)
 
 
 class BockRecognizer:
@@ -870,7 +862,7 @@ class BockRecognizer:
         if die is None:
             return None
         # ``for_tray`` makes a die of the size it is given ``CANON_DIE`` pixels across.
-        return _tray_view(self.profile, (w, h), die * CANON_DIE / VIEW_DIE)
+        return tray_view(self.profile, (w, h), die * CANON_DIE / VIEW_DIE)
 
     def die_size(self, frame: np.ndarray) -> float | None:
         """The top-face edge in frame pixels for this camera set-up, as the spotter sees it.
@@ -884,7 +876,7 @@ class BockRecognizer:
         h, w = frame.shape[:2]
         seen = self._die_sizes.setdefault((w, h), [])
         if len(seen) < SIZE_FRAMES:
-            plain = _tray_view(self.profile, (w, h), None)
+            plain = tray_view(self.profile, (w, h), None)
             die = self.spotter.estimate_die_size(plain.warp(frame))
             if die is not None:
                 seen.append(die / plain.scale)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import math
 import time
 
@@ -11,7 +10,7 @@ import numpy as np
 from companion.vision.detect import FinderOptions, check_frame, find_dice
 from companion.vision.pipnet import PipNet, load_pipnet
 from companion.vision.pips import read_pips
-from companion.vision.rectify import CANON_DIE, TrayView
+from companion.vision.rectify import CANON_DIE, TrayView, tray_view
 from companion.vision.spot import PIP_MODEL, PipSpotter, choose_spotter
 from companion.vision.tray import TrayProfile, find_in_tray
 from companion.vision.types import Die, DieRegion, Reading
@@ -117,7 +116,7 @@ class PipRecognizer:
                 return None  # a hand-made tray of more corners: read the frame as it is
             if die is not None and self.pipnet is None:
                 die = min(die, CANON_DIE)  # counting pips: straighten, never shrink
-            return _tray_view(self.profile, (w, h), die)
+            return tray_view(self.profile, (w, h), die)
         if die is None:
             return None
         scale = CANON_DIE / die
@@ -142,7 +141,7 @@ class PipRecognizer:
         count = self._reads[(w, h)] = self._reads.get((w, h), 0) + 1
         if len(seen) < SIZE_FRAMES or count % SIZE_EVERY == 0:
             if self.profile is not None and len(self.profile.corners) == 4:
-                view = _tray_view(self.profile, (w, h), None)
+                view = tray_view(self.profile, (w, h), None)
                 die = self._measure(view.warp(frame))
                 die = None if die is None else die / view.scale
             else:
@@ -252,14 +251,6 @@ def _scaled_die(profile: TrayProfile, width: int) -> float | None:
     return profile.die_size * width / profile.frame_size[0]
 
 
-@functools.lru_cache(maxsize=16)
-def _tray_view(
-    profile: TrayProfile, frame_size: tuple[int, int], die_size: float | None
-) -> TrayView:
-    # The same few frame sizes come again and again: straighten each tray once.
-    sx, sy = frame_size[0] / profile.frame_size[0], frame_size[1] / profile.frame_size[1]
-    corners = tuple((x * sx, y * sy) for x, y in profile.corners)
-    return TrayView.for_tray(corners, frame_size, die_size)
 
 
 def _read_with_net(net: PipNet, frame: np.ndarray, regions: list[DieRegion]) -> list[Die]:

@@ -22,11 +22,15 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
 from companion.vision.types import Die, DieRegion, VisionError
+
+if TYPE_CHECKING:
+    from companion.vision.tray import TrayProfile
 
 # Die edge, in view pixels, as the pip spotter and the classical finder report it (their
 # outline takes in the side walls): the median on the tray-a photos the nets were trained
@@ -186,3 +190,15 @@ def _even_span(lo: int, hi: int, limit: int) -> tuple[int, int]:
         else:
             break
     return lo, hi
+
+
+@functools.lru_cache(maxsize=16)
+def tray_view(
+    profile: TrayProfile, frame_size: tuple[int, int], die_size: float | None
+) -> TrayView:
+    """``TrayView.for_tray`` of a profile's four corners, for frames of ``frame_size`` (the
+    corners scaled when the profile was made at another size). Cached: the same few frame
+    sizes come again and again, and each tray is straightened once."""
+    sx, sy = frame_size[0] / profile.frame_size[0], frame_size[1] / profile.frame_size[1]
+    corners = tuple((x * sx, y * sy) for x, y in profile.corners)
+    return TrayView.for_tray(corners, frame_size, die_size)
