@@ -19,10 +19,9 @@ from companion.synth.scene import SETUPS, write_scenes
 pytestmark = pytest.mark.photos
 
 # Under what the shipped nets read on all 30 validation photos in these set-ups
-# (models/pipnet.json "figures": 0.964, 0.984, 0.988), for a sample of 10 photos (88 dice;
-# on OpenCV 4.6 + numpy 1.24 webcam-small read 0.943 with 2 dice surely wrong, on 5.0
-# 0.955 with 1: one of them is the die of IMG_20191208_111246 that every reader takes
-# for a 3).
+# (models/pipnet.json "figures": 0.968, 0.980, 0.992), for a sample of 10 photos (88 dice:
+# 0.966, 0.977, 0.989 on OpenCV 5.0 and on 4.6 + numpy 1.24 alike, one die surely wrong in
+# each — the die of IMG_20191208_111246 that every reader takes for a 3).
 FLOORS = {"webcam-small": 0.93, "hd-bar-far": 0.95, "hq-near": 0.95}
 
 
