@@ -28,6 +28,7 @@ from companion.hardware.camera import (
     frame_name,
     is_sequence,
     load_sequence,
+    read_sequence_json,
     write_sequence_info,
 )
 
@@ -48,10 +49,7 @@ def load_expected(sequence: RecordedSequence) -> list[ExpectedThrow]:
     path = sequence.folder / "expected.json"
     if not path.is_file():
         raise SequenceError(f"{sequence.folder}: expected.json is missing")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise SequenceError(f"{path} is not valid JSON: {exc}") from None
+    data = read_sequence_json(path)
     if not isinstance(data, list):
         raise SequenceError(f'{path} must be a list like [{{"frame": 12, "values": [1, 4, 6]}}]')
     out = []

@@ -71,16 +71,21 @@ def is_sequence(folder: Path) -> bool:
     return (folder / SEQUENCE_FILE).is_file()
 
 
+def read_sequence_json(path: Path) -> object:
+    """The JSON in one of a sequence folder's files; a broken file is a ``SequenceError``."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise SequenceError(f"{path} is not valid JSON: {exc}") from None
+
+
 def load_sequence(folder: Path | str) -> RecordedSequence:
     """Read and check a sequence folder; every problem is one :class:`SequenceError` line."""
     folder = Path(folder)
     info_path = folder / SEQUENCE_FILE
     if not info_path.is_file():
         raise SequenceError(f"{folder} is not a sequence folder: {SEQUENCE_FILE} is missing")
-    try:
-        info = json.loads(info_path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise SequenceError(f"{info_path} is not valid JSON: {exc}") from None
+    info = read_sequence_json(info_path)
     if not isinstance(info, dict):
         raise SequenceError(f'{info_path} must be an object like {{"fps": 15, "frames": 120}}')
     fps = parse_fps(info.get("fps"), str(info_path))

@@ -111,20 +111,17 @@ class PipRecognizer:
 
     def _view(self, frame: np.ndarray, die: float | None) -> TrayView | None:
         h, w = frame.shape[:2]
+        if die is not None and self.pipnet is None:
+            # The pip counter works on pixels, not on what a net was trained on: a view
+            # that shrank the dice would only lose pips, so it straightens but never shrinks.
+            die = min(die, CANON_DIE)
         if self.profile is not None:
             if len(self.profile.corners) != 4:
                 return None  # a hand-made tray of more corners: read the frame as it is
-            if die is not None and self.pipnet is None:
-                die = min(die, CANON_DIE)  # counting pips: straighten, never shrink
             return tray_view(self.profile, (w, h), die)
         if die is None:
             return None
-        scale = CANON_DIE / die
-        if self.pipnet is None:
-            # The pip counter works on pixels, not on what a net was trained on: shrinking
-            # would only lose pips.
-            scale = max(scale, 1.0)
-        return TrayView.scaled((w, h), _snap(scale))
+        return TrayView.scaled((w, h), _snap(CANON_DIE / die))
 
     def die_size(self, frame: np.ndarray) -> float | None:
         """The die edge in frame pixels for this camera set-up, as the spotter measures it.
