@@ -338,11 +338,12 @@ def _mode(companion: Companion, mode: str) -> None:
 
 def default_recognizers(settings: Settings) -> dict[str, Recognizer]:
     """The pip and Rock the Bock recognisers, with the calibration profile when one is set."""
+    from companion.games.schocken_throws import DICE
     from companion.vision import enrol, recognizer
 
     path = None if settings.calibration is None else str(settings.calibration)
     return {
-        "schocken": recognizer.load_recognizer(path),
+        "schocken": recognizer.load_recognizer(path, max_dice=DICE),
         "rockthebock": enrol.load_recognizer(path),
     }
 

@@ -154,13 +154,15 @@ def evaluate_throws(
     directory: Path, profile_path: Path | None = None, settle_seconds: float = 0.6
 ) -> dict[str, Any]:
     """The figures of ``companion eval throws`` over every sequence under ``directory``."""
+    from companion.games.schocken_throws import DICE
     from companion.vision.recognizer import PipRecognizer
     from companion.vision.tray import TrayProfile
 
     profile = None if profile_path is None else TrayProfile.load(profile_path)
     sequences = find_sequences(directory)
     plans = [(s, load_expected(s)) for s in sequences]  # check everything before running
-    recognizer = PipRecognizer(profile)
+    # The throws are Schocken throws: the recogniser knows the game uses three dice.
+    recognizer = PipRecognizer(profile, max_dice=DICE)
     totals = dict.fromkeys(KEYS[:-1], 0)
     latencies: list[float] = []
     per_sequence = []

@@ -27,6 +27,8 @@ _LABELS = {
     "normal": "normal",
 }
 _SEED_STRAIGHTS = ((6, 5, 4), (3, 2, 1))
+# Schocken is played with three dice: a throw is three dice, and the camera never sees more.
+DICE = 3
 _HOW_TO_WRITE = "write three dice 1 to 6 like 1-1-4, with h for a throw from the hand: 1-1-4h"
 
 
@@ -46,7 +48,7 @@ class Throw:
             dice = tuple(self.dice)
         except TypeError:
             raise ParseError(f"{self.dice!r} is not a throw: {_HOW_TO_WRITE}") from None
-        if len(dice) != 3 or not all(
+        if len(dice) != DICE or not all(
             isinstance(d, int) and not isinstance(d, bool) and 1 <= d <= 6 for d in dice
         ):
             raise ParseError(f"{self.dice!r} is not a throw: {_HOW_TO_WRITE}")
@@ -60,7 +62,7 @@ class Throw:
         raw = text.strip().lower()
         hand = raw.endswith("h")
         parts = (raw[:-1] if hand else raw).split("-")
-        if len(parts) != 3 or not all(p in ("1", "2", "3", "4", "5", "6") for p in parts):
+        if len(parts) != DICE or not all(p in ("1", "2", "3", "4", "5", "6") for p in parts):
             raise ParseError(f"{text!r} is not a throw: {_HOW_TO_WRITE}")
         return cls((int(parts[0]), int(parts[1]), int(parts[2])), hand=hand)
 

@@ -110,10 +110,14 @@ def _cut_sprite(image: np.ndarray, cx: float, cy: float, size: float, edge: floa
     return Sprite(patch, alpha, value)
 
 
-def tray_a_stage(photos: Path, tray: str = "white", max_photos: int | None = None) -> Stage:
+def tray_a_stage(
+    photos: Path, tray: str = "white", max_photos: int | None = None, split: str = "all"
+) -> Stage:
     """A stage from the tray-a photos: a photo of ``tray`` (grey or white) painted clean of
-    its dice, and every labelled die of the photos a sprite."""
-    images = sorted((photos / "images").glob("*.jpg"))[:max_photos]
+    its dice, and every labelled die of the photos of ``split`` (``PHOTO_SPLITS``) a sprite."""
+    from companion.evaluation import photo_split
+
+    images = photo_split(list((photos / "images").glob("*.jpg")), split)[:max_photos]
     photo, area = TRAY_A_STAGES[tray]
     base_path = photos / "images" / photo
     base = cv2.imread(str(base_path), cv2.IMREAD_COLOR)
@@ -652,6 +656,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("out", type=Path)
     parser.add_argument("--photos", type=Path, help="tray-a folder (default: rendered trays)")
+    parser.add_argument("--split", default="all",
+                        help="which tray-a photos give the dice (train, validation, holdout, all)")
     parser.add_argument("--count", type=int, default=4)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--fps", type=float, default=15.0)
@@ -665,7 +671,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     for k in range(args.count):
         if args.photos:
-            s = tray_a_stage(args.photos, ("white", "grey")[k % 2])
+            s = tray_a_stage(args.photos, ("white", "grey")[k % 2], split=args.split)
         else:
             s = render_stage(args.seed * 100 + k)
         w, turns = evening(s, args.seed * 1000 + k, rounds=args.rounds, fps=args.fps)

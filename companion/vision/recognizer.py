@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import replace
 
 import numpy as np
 
@@ -45,6 +46,12 @@ SNAP = 0.15
 # frames: every 15 throws or so; a measure costs about ten reads' spotter passes).
 SIZE_FRAMES = 5
 SIZE_EVERY = 50
+# In a reading with more dice than the game has, two dice whose centres lie closer than
+# this share of the reading's largest die edge are taken for one die read twice
+# (``limit``): two real dice lie at least an edge apart (touching side to side), and the
+# largest edge measured in a reading is at least a real die's. Set from two such doubles
+# in validation sequences (gaps of 0.70 and 0.86 largest edges).
+CLOSE_PAIR = 0.9
 
 
 class PipRecognizer:
@@ -76,8 +83,14 @@ class PipRecognizer:
         count_pips: bool = False,
         finder: str = "auto",
         spotter: PipSpotter | None = None,
+        max_dice: int | None = None,
     ) -> None:
+        if max_dice is not None and (isinstance(max_dice, bool) or max_dice < 1):
+            raise ValueError(f"max_dice must be a whole number of at least 1, not {max_dice!r}")
         self.profile = profile
+        # How many dice the game in play uses (Schocken: three), or None for any number.
+        # A reading with more dice than that drops its surplus *uncertain* dice (``limit``).
+        self.max_dice = max_dice
         # The trained net reads better and faster than counting pips (models/pipnet.json);
         # the counter stays for a checkout without the model file, or when asked for.
         self.pipnet = None if count_pips else pipnet or load_pipnet()
@@ -89,7 +102,7 @@ class PipRecognizer:
     def __repr__(self) -> str:
         return (
             f"PipRecognizer(profile={self.profile!r}, pipnet={self.pipnet!r},"
-            f" finder={self.finder!r})"
+            f" finder={self.finder!r}, max_dice={self.max_dice!r})"
         )
 
     def view(self, frame: np.ndarray) -> TrayView | None:
@@ -229,7 +242,7 @@ class PipRecognizer:
             dice = _read_with_net(self.pipnet, image, regions)
         else:
             dice = _count_pips(image, regions)
-        return _suppress_duplicates(dice), found
+        return limit(_suppress_duplicates(dice), self.max_dice), found
 
 
 def _snap(scale: float) -> float:
@@ -332,8 +345,57 @@ def _suppress_duplicates(dice: list[Die]) -> list[Die]:
     return sorted(kept, key=lambda d: order[id(d)])
 
 
-def load_recognizer(profile_path: str | None) -> PipRecognizer:
-    """A recognizer with the profile at ``profile_path`` (or none when it is None)."""
+def limit(dice: list[Die], max_dice: int | None) -> list[Die]:
+    """``dice`` brought down to ``max_dice`` where that can be done safely.
+
+    A game played with three dice never shows four. When the recogniser finds more:
+    1. the least confident dice go while each of them is flagged uncertain (a speck or a
+       shadow next to a die read as a small die);
+    2. then, while there are still too many, of the two dice closest together -- closer
+       than two real dice can lie (``CLOSE_PAIR``) -- the less
+       confident goes: one die read twice, its side or shadow taken for a second die. If the
+       two readings disagree on the value, the one kept is flagged uncertain.
+    Whatever is left over is left in the reading: something really is there, and the
+    scorekeeper should see it.
+    """
+    if max_dice is None or len(dice) <= max_dice:
+        return dice
+    # Positions in the finder's reading order, most confident first.
+    kept = sorted(range(len(dice)), key=lambda i: dice[i].confidence, reverse=True)
+    out = list(dice)
+    while len(kept) > max_dice and out[kept[-1]].uncertain:
+        kept.pop()
+    while len(kept) > max_dice:
+        pair = _closest_pair([out[i] for i in kept])
+        if pair is None:
+            break
+        stay, go = kept[pair[0]], kept[pair[1]]
+        kept.remove(go)
+        if out[stay].value != out[go].value:
+            out[stay] = replace(out[stay], uncertain=True)
+    return [out[i] for i in sorted(kept)]
+
+
+def _closest_pair(dice: list[Die]) -> tuple[int, int] | None:
+    """Of the two dice closest together, the positions of the more and the less confident,
+    if they lie closer than ``CLOSE_PAIR`` times the reading's largest die edge; else None."""
+    edge = max(d.region.size for d in dice)
+    best: tuple[float, int, int] | None = None
+    for i, a in enumerate(dice):
+        for j in range(i + 1, len(dice)):
+            b = dice[j]
+            gap = math.hypot(a.region.center[0] - b.region.center[0],
+                             a.region.center[1] - b.region.center[1])
+            if best is None or gap < best[0]:
+                best = (gap, i, j) if a.confidence >= b.confidence else (gap, j, i)
+    if best is None or best[0] >= CLOSE_PAIR * edge:
+        return None
+    return best[1], best[2]
+
+
+def load_recognizer(profile_path: str | None, max_dice: int | None = None) -> PipRecognizer:
+    """A recognizer with the profile at ``profile_path`` (or none when it is None), for a
+    game of ``max_dice`` dice (None: any number)."""
     if profile_path is None:
-        return PipRecognizer()
-    return PipRecognizer(TrayProfile.load(profile_path))
+        return PipRecognizer(max_dice=max_dice)
+    return PipRecognizer(TrayProfile.load(profile_path), max_dice=max_dice)
