@@ -149,8 +149,18 @@ def test_entry_panel_is_in_the_first_screen_and_answers_next_to_the_thumb(site, 
     send = keeper.locator("#throw-send").bounding_box()
     assert send["y"] + send["height"] <= PHONE["height"], "record button below the fold"
     panel_top = keeper.locator("#keeper").bounding_box()["y"]
-    # Four taps when the count of throws is settled: three dice, record (after one throw
-    # the round's limit is 1 and the count is chosen already).
+    # Four taps per throw: three dice, record. The count of throws starts at the most the
+    # player may use (3 for the round's first player, the round's limit after that).
+    assert keeper.get_attribute("#entry [data-throws='3']", "aria-pressed") == "true"
+    assert not keeper.is_checked("#hand")
+    for die in (6, 6, 5):
+        keeper.click(f"#entry button[data-die='{die}']")
+    keeper.click("#throw-send")
+    keeper.wait_for_selector("#entry .entry-who:has-text('Ben')")
+    keeper.wait_for_selector("#keeper #status.ok:has-text('Anna: 6-6-5')")
+    assert keeper.inner_text("#status") == "Gespeichert: Anna: 6-6-5 (3 Würfe)."
+    site.table.undo(game, "Kim")
+    keeper.wait_for_selector("#entry .entry-who:has-text('Anna')")
     enter_throw(keeper, (6, 6, 5))
     keeper.wait_for_selector("#entry .entry-who:has-text('Ben')")
     for die in (5, 5, 2):
@@ -159,7 +169,7 @@ def test_entry_panel_is_in_the_first_screen_and_answers_next_to_the_thumb(site, 
     keeper.click("#throw-send")
     keeper.wait_for_selector("#entry .entry-who:has-text('Cem')")
     # What was stored is said under the record button, not only further down the page.
-    keeper.wait_for_selector("#keeper #status.ok")
+    keeper.wait_for_selector("#keeper #status.ok:has-text('Ben: 5-5-2')")
     assert keeper.inner_text("#status") == "Gespeichert: Ben: 5-5-2 aus der Hand (1 Wurf)."
     assert keeper.evaluate("window.scrollY") == 0
     assert keeper.locator("#keeper").bounding_box()["y"] == panel_top  # the page did not jump

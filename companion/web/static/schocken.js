@@ -141,8 +141,8 @@
       el("p", { class: "muted small" }, keys.map(function (k) { return t("stat_short_" + k) + " = " + t("stat_" + k); }).join(" · ")), tab);
   }
 
-  // The entry panel: three dice in the order they are tapped, how many throws, from the
-  // hand or not, record. Who throws and every limit come from the engine's view.
+  // The entry panel: three dice in the order they are tapped, how many throws (preset to
+  // the most allowed), from the hand or not, record. Who throws and every limit come from the engine's view.
   function renderEntry(entry, v) {
     if (v.over) { DC.put(entry, el("p", { class: "muted" }, t("game_over"))); return; }
     const revealing = !!v.awaiting_reveal;
@@ -150,7 +150,9 @@
     const maxThrows = revealing ? 3 : v.throws_left;
     // Whatever was recorded (here or on another phone) starts the entry afresh.
     if (pick.version !== DC.snap.version) { pick.dice = []; pick.throws = null; pick.hand = false; pick.turned = 0; pick.version = DC.snap.version; }
-    if (pick.throws === null || pick.throws > maxThrows) pick.throws = maxThrows === 1 ? 1 : null;
+    // The count starts at the most throws the player may use (what a player mostly does),
+    // so a throw is four taps: three dice, record; another count is one tap more.
+    if (pick.throws === null || pick.throws > maxThrows) pick.throws = maxThrows;
     if (pick.throws === 1) pick.hand = true;
     const shown = el("div", { class: "dice picked", id: "picked" });
     const send = el("button", { type: "button", class: "primary wide", id: "throw-send" }, t(revealing ? "sch_reveal_send" : "sch_record"));
