@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from companion.session import Entry
+from companion.domain.entry import Entry
 
 __all__ = [
     "SCHEMA_VERSION",

@@ -36,18 +36,11 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from companion.domain.csvexport import format_csv
+from companion.domain.entry import CORRECT, UNDO, Entry
+from companion.domain.fold import Fold, fold_entries, parse_action
+from companion.domain.gamelog import format_log, read_log
 from companion.games import GameError, ParseError, game_module
-from companion.session import (
-    CORRECT,
-    UNDO,
-    Entry,
-    Fold,
-    fold_entries,
-    format_csv,
-    format_log,
-    parse_action,
-    read_log,
-)
 from companion.stats import (
     COUNTERS,
     Period,

@@ -17,8 +17,9 @@ import pytest
 from test_roster import _old_database
 
 from companion.cli import main
+from companion.domain.entry import Entry
+from companion.domain.fold import fold_entries
 from companion.games import game_module
-from companion.session import Entry, fold_entries
 from companion.store import Store, StoreError
 from companion.table import Table
 

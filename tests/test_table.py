@@ -13,8 +13,9 @@ import counter_game as cg
 import pytest
 from counter_game import add
 
+from companion.domain.entry import Entry
+from companion.domain.fold import LogError
 from companion.games import IllegalAction, ParseError, RuleError
-from companion.session import Entry, LogError
 from companion.store import CorruptEntry, DuplicateVersion, Store, UnknownGame
 from companion.table import PinError, Table, TableError, hash_pin, pin_matches
 

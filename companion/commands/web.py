@@ -123,7 +123,7 @@ class DemoPlayer:
     """
 
     def __init__(self, table: Any, logs: dict[str, Path], pin: str = DEMO_PIN) -> None:
-        from companion.session import read_log
+        from companion.domain.gamelog import read_log
 
         self.table = table
         self.pin = pin
