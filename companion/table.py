@@ -36,6 +36,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from companion.backup import check_backup, restore, write_backup
 from companion.domain.csvexport import format_csv
 from companion.domain.entry import CORRECT, UNDO, Entry
 from companion.domain.fold import Fold, fold_entries, parse_action
@@ -59,7 +60,6 @@ from companion.store import (
     Store,
     StoreError,
     UnknownGame,
-    check_backup,
 )
 
 # The store's errors a caller of the Table may see, so callers never import the store.
@@ -758,7 +758,7 @@ class Table:
 
     def backup(self, path: str | Any) -> None:
         """Write a consistent copy of the whole event log to ``path`` (while games go on)."""
-        self._store.backup(path)
+        write_backup(self._store, path)
 
     def restore(self, path: str | Any, *, keep_dir: Any | None = None) -> str | None:
         """Replace every game, the roster and the tab with the backup at ``path``.
@@ -788,9 +788,9 @@ class Table:
                 while target.exists():
                     number += 1
                     target = folder / f"before-restore-{stamp}-{number}.sqlite3"
-                self._store.backup(target)
+                write_backup(self._store, target)
                 kept = str(target)
-            self._store.restore(path, verify=rebuildable)
+            restore(self._store, path, verify=rebuildable)
             self._folds.clear()
             self._snapshots.clear()
             for record in self._store.games():
