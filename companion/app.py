@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from companion.config import Settings
@@ -417,55 +417,153 @@ def tray_setup(settings: Settings, companion: Companion) -> Any:
     return TraySetup(path, apply)
 
 
-def run(settings: Settings, *, open_source: Callable[..., FrameSource] | None = None) -> int:
-    """Start everything the settings ask for and serve until interrupted."""
-    from companion.doctor import live_checks
-    from companion.hardware.camera import open_source as open_camera
-    from companion.store import Store
+@dataclass
+class Demo:
+    """What ``companion demo`` hands the builder: scripted scorekeepers and a camera game.
+
+    ``setup(table)`` puts the demo's games on the table and returns its scorekeepers,
+    each played on its own thread with the stop event until it is set. ``camera(table,
+    companion, stop)`` starts the camera game and returns the opener of its frame source
+    (the demo's camera), read through the same camera loop as a real camera. ``settle``
+    is the settle detection for it (rendered throws need no occlusion check).
+    """
+
+    setup: Callable[[Any], Sequence[Callable[[threading.Event], None]]]
+    camera: Callable[[Any, Companion, threading.Event], Callable[[], FrameSource]] | None = None
+    settle: SettleDetector | None = None
+    join_seconds: float = 10.0
+
+
+@dataclass
+class Assembly:
+    """One companion put together by :func:`build`; :meth:`serve` runs it until interrupted."""
+
+    settings: Settings
+    table: Any
+    app: Any = None
+    companion: Companion | None = None
+    threads: list[threading.Thread] = field(default_factory=list)
+    stop: threading.Event = field(default_factory=threading.Event)
+    closers: list[Callable[[], None]] = field(default_factory=list)
+    join_seconds: float = 5.0
+
+    def start(self) -> None:
+        """Start the background threads (camera, scripted scorekeepers)."""
+        for thread in self.threads:
+            thread.start()
+
+    def serve(self, pin: str | None = None) -> None:
+        """Start the threads and serve the dashboard until interrupted; then close."""
+        from companion.web.server import serve
+
+        try:
+            self.start()
+            serve(self.app, self.settings, pin=pin)
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """Stop the threads, release the button and light, close the table's subscriptions."""
+        self.stop.set()
+        for thread in self.threads:
+            if thread.is_alive():
+                thread.join(timeout=self.join_seconds)
+        for close in self.closers:
+            close()
+        self.closers.clear()
+        self.table.close()
+
+
+def build(
+    settings: Settings,
+    store: Any,
+    *,
+    hardware: bool = False,
+    open_source: Callable[..., FrameSource] | None = None,
+    demo: Demo | None = None,
+) -> Assembly:
+    """Put one companion together over ``store``: the composition root.
+
+    ``companion serve`` asks for the dashboard alone; ``companion run`` adds the
+    ``hardware`` the settings name (camera -- ``open_source`` opens it, by default
+    :func:`companion.hardware.camera.open_source` --, turn button, light and buzzer, and
+    the health checks); ``companion demo`` hands in a :class:`Demo`.
+    """
     from companion.table import Table
     from companion.web import create_app
-    from companion.web.server import serve
 
-    stop = threading.Event()
-    with Store(settings.database) as store:  # makes data_dir, or says why it cannot
-        table = Table(store)
-        companion = Companion(table, default_recognizers(settings), default_settle(settings))
-        threads: list[threading.Thread] = []
-        button = None
-        feedback: Any = None
+    assembly = Assembly(settings, Table(store))
+    try:
         notices: list[str] = []
-        try:
-            if settings.camera != "none":
-                opener = open_source or open_camera
-                setup = tray_setup(settings, companion)
-                table.attach_tray_setup(setup)
-                threads.append(threading.Thread(
-                    target=camera_loop,
-                    args=(companion, lambda: setup.watch(opener(
-                        settings.camera, max_exposure_us=settings.max_exposure_us)), stop),
-                    kwargs={"finite": settings.camera.startswith("replay:")},
-                    name="camera", daemon=True,
-                ))
-            if settings.button_pin is not None:
-                button = _open_button(settings.button_pin, companion, notices)
-            feedback = _open_feedback(settings, notices)
-            companion.feedback = feedback or None
-            table.provide_status(lambda: [c.to_dict() for c in live_checks(
-                settings, companion,
-                None if settings.button_pin is None else button is not None,
-                None if feedback is None else (feedback.parts if feedback else ()),
-            )])
-            app = create_app(table, settings, {"NOTICES": tuple(notices)})
-            for thread in threads:
-                thread.start()
-            serve(app, settings)
-        finally:
-            stop.set()
-            for thread in threads:
-                thread.join(timeout=5)
-            if button is not None:
-                button.close()
-            if feedback:
-                feedback.close()
-            table.close()
+        if hardware:
+            _wire_hardware(assembly, open_source, notices)
+        if demo is not None:
+            _wire_demo(assembly, demo)
+        assembly.app = create_app(assembly.table, settings, {"NOTICES": tuple(notices)})
+    except BaseException:
+        assembly.close()
+        raise
+    return assembly
+
+
+def _wire_hardware(
+    assembly: Assembly, open_source: Callable[..., FrameSource] | None, notices: list[str]
+) -> None:
+    from companion.doctor import live_checks
+    from companion.hardware.camera import open_source as open_camera
+
+    settings, table = assembly.settings, assembly.table
+    companion = Companion(table, default_recognizers(settings), default_settle(settings))
+    assembly.companion = companion
+    if settings.camera != "none":
+        opener = open_source or open_camera
+        setup = tray_setup(settings, companion)
+        table.attach_tray_setup(setup)
+        assembly.threads.append(threading.Thread(
+            target=camera_loop,
+            args=(companion, lambda: setup.watch(opener(
+                settings.camera, max_exposure_us=settings.max_exposure_us)), assembly.stop),
+            kwargs={"finite": settings.camera.startswith("replay:")},
+            name="camera", daemon=True,
+        ))
+    button = None
+    if settings.button_pin is not None:
+        button = _open_button(settings.button_pin, companion, notices)
+        if button is not None:
+            assembly.closers.append(button.close)
+    feedback = _open_feedback(settings, notices)
+    if feedback:
+        assembly.closers.append(feedback.close)
+    companion.feedback = feedback or None
+    table.provide_status(lambda: [c.to_dict() for c in live_checks(
+        settings, companion,
+        None if settings.button_pin is None else button is not None,
+        None if feedback is None else (feedback.parts if feedback else ()),
+    )])
+
+
+def _wire_demo(assembly: Assembly, demo: Demo) -> None:
+    assembly.join_seconds = demo.join_seconds
+    for number, player in enumerate(demo.setup(assembly.table), start=1):
+        assembly.threads.append(threading.Thread(
+            target=player, args=(assembly.stop,), name=f"demo-player-{number}", daemon=True,
+        ))
+    if demo.camera is not None:
+        settings = assembly.settings
+        companion = Companion(assembly.table, default_recognizers(settings),
+                              demo.settle or default_settle(settings))
+        assembly.companion = companion
+        opener = demo.camera(assembly.table, companion, assembly.stop)
+        assembly.threads.append(threading.Thread(
+            target=camera_loop, args=(companion, opener, assembly.stop),
+            kwargs={"finite": True}, name="demo-camera", daemon=True,
+        ))
+
+
+def run(settings: Settings, *, open_source: Callable[..., FrameSource] | None = None) -> int:
+    """``companion run``: everything the settings ask for, served until interrupted."""
+    from companion.store import Store
+
+    with Store(settings.database) as store:  # makes data_dir, or says why it cannot
+        build(settings, store, hardware=True, open_source=open_source).serve()
     return 0
