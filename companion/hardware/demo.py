@@ -70,7 +70,8 @@ class ThrowSource:
             self._throws += 1
             self._start += self._gap
         name = f"throw{self._throws}-{self._index + 1}"
-        image = check_frame(self._frames[self._index], name)
+        # A copy, as a camera's every frame is its own picture: the still frame repeats.
+        image = check_frame(self._frames[self._index], name).copy()
         stamp = self._start + self._index * self._interval
         self._index += 1
         return Frame(image, stamp, name)
