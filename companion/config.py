@@ -30,7 +30,6 @@ class Settings:
     camera: str = "none"
     calibration: Path | None = None
     button_pin: int | None = None
-    photos_dir: Path = Path("../shared/dice-photos")
     settle_seconds: float = 0.6
     # Every open page holds one thread for its live stream; ~30 phones plus requests.
     threads: int = 40

@@ -428,10 +428,6 @@ class Table:
         """Announce what the turn button did (``recorded``, ``refused``, ``undone``) and why."""
         self._devices.publish_button(outcome, text_en, text_de, game_id)
 
-    def latest_button(self) -> dict[str, Any] | None:
-        """The last button outcome (with its press counter), or None before the first."""
-        return self._devices.latest_button()
-
     def provide_status(self, checks: Callable[[], list[dict[str, Any]]]) -> None:
         """Let the running companion say how it is (``companion doctor``'s checks)."""
         self._devices.provide_status(checks)

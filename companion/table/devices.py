@@ -1,5 +1,5 @@
 """The running companion's devices as the dashboard sees them: the camera's latest picture
-and reading, the turn button's latest outcome, the health checks, and what the dashboard
+and reading, what the turn button did, the health checks, and what the dashboard
 asks of the camera (measure again, calibrate the tray).
 
 Kept in memory only; each new picture or button press is announced as a change notice.
@@ -38,7 +38,6 @@ class Devices:
         self._lock = lock
         self._picture: tuple[bytes, dict[str, Any]] | None = None
         self._pictures = 0
-        self._button: dict[str, Any] | None = None
         self._presses = 0
         self._status: Callable[[], list[dict[str, Any]]] | None = None
         self._remeasure = threading.Event()
@@ -72,17 +71,11 @@ class Devices:
         button = {"outcome": outcome, "text": text}
         with self._lock:
             self._presses += 1
-            self._button = {**button, "press": self._presses}
             game = self._active_game_id() if game_id is None else game_id
             self._publish(game, self._presses, "button", {
                 "type": "button", "button": button, "outcome": outcome,
                 "ok": outcome != "refused", "text": text,
             })
-
-    def latest_button(self) -> dict[str, Any] | None:
-        """The last button outcome (with its press counter), or None before the first."""
-        with self._lock:
-            return None if self._button is None else dict(self._button)
 
     def provide_status(self, checks: Callable[[], list[dict[str, Any]]]) -> None:
         """Let the running companion say how it is (``companion doctor``'s checks)."""
