@@ -12,6 +12,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
+from typing import Any
 
 
 class ConfigError(ValueError):
@@ -173,7 +174,7 @@ def load_settings(
     if path is None and env.get("COMPANION_CONFIG"):
         path = Path(env["COMPANION_CONFIG"])
     known = {f.name: f.type for f in fields(Settings)}
-    values: dict[str, object] = {}
+    values: dict[str, Any] = {}
     if path is not None:
         try:
             data = tomllib.loads(Path(path).read_text(encoding="utf-8"))

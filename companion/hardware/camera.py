@@ -350,7 +350,7 @@ def pick_sensor_mode(modes: Sequence[dict[str, Any]], fps: float) -> dict[str, A
 
 def fit_width(size: tuple[int, int], width: int) -> tuple[int, int]:
     """``size`` scaled down to at most ``width`` wide, both sides even (the ISP wants that)."""
-    w, h = size
+    w, h = float(size[0]), float(size[1])
     if w > width:
         w, h = width, h * width / w
     return int(w) // 2 * 2, int(round(h)) // 2 * 2
@@ -380,7 +380,7 @@ class PiCameraSource:
         self._cv2 = cv2
         if picamera2 is None:
             try:
-                from picamera2 import Picamera2
+                from picamera2 import Picamera2  # type: ignore[import-not-found]
             except ImportError:
                 raise CameraError(
                     "picamera2 is not installed: on the Pi run 'sudo apt install python3-picamera2'"
@@ -394,8 +394,8 @@ class PiCameraSource:
         self._cam = picamera2
         mode = pick_sensor_mode(getattr(self._cam, "sensor_modes", None) or [], fps)
         if size is None:
-            size = fit_width(tuple(mode["size"]), MAIN_WIDTH_MAX) if mode else (1280, 960)
-        main = fit_width(tuple(size), MAIN_WIDTH_MAX)
+            size = fit_width(mode["size"], MAIN_WIDTH_MAX) if mode else (1280, 960)
+        main = fit_width(size, MAIN_WIDTH_MAX)
         self.size = main
         self.lores_size = fit_width(main, LORES_WIDTH)
         self.fps = fps
