@@ -8,9 +8,9 @@ import time
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from companion.app import Companion
 from companion.hardware.button import TurnButton
 from companion.hardware.feedback import BUSY, CAMERA_DOWN, IDLE, Feedback
+from companion.pipeline import Companion
 from companion.vision.settle import SettleDetector
 
 BUTTON, RED, GREEN, BLUE, BUZZER = 17, 5, 6, 13, 19
@@ -121,8 +121,8 @@ def test_the_light_is_amber_while_dice_move_and_dark_at_rest(table, factory):
 def test_camera_down_shows_the_heartbeat_and_comes_back(table, factory):
     import threading
 
-    from companion.app import camera_loop
     from companion.hardware.camera import CameraError
+    from companion.pipeline import camera_loop
 
     companion = Companion(table, {}, SettleDetector(0.2))
     companion.feedback = Feedback(led_pin=26, pin_factory=factory)

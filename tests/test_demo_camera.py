@@ -1,7 +1,7 @@
 """The camera demo: rendered throws through the camera path end up in the log correctly."""
 
-from companion.app import Companion
 from companion.demo import CameraDemo
+from companion.pipeline import Companion
 from companion.vision.recognizer import PipRecognizer
 from companion.vision.settle import SettleDetector
 

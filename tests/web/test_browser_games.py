@@ -149,8 +149,8 @@ def test_a_rock_the_bock_roll_and_choice_are_corrected_with_the_entry_controls(s
 def test_the_camera_pipeline_shows_its_annotated_picture_and_what_the_button_would_record(
     server, phone
 ):
-    from companion.app import Companion
     from companion.hardware.demo import Throw, ThrowSource
+    from companion.pipeline import Companion
     from companion.vision.recognizer import PipRecognizer
     from companion.vision.render import render_throw
     from companion.vision.settle import SettleDetector
