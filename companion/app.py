@@ -1,339 +1,25 @@
 """The composition root: the one module that wires camera, vision, games, store, button and web.
 
-``Companion`` is the running table: each camera frame goes to the throw watcher
-(settle detection with the tray's occlusion check, a rest read from several frames and
-compared with the last one); a new throw is read by the recogniser for the active game,
-drawn as an annotated picture for the dashboard, and counted by the turn tracker; a
-hand, cup or coaster in the tray is shown as "blocked" on the camera page. The turn
-button (or ``confirm()``) records what the tracker proposes; a long press undoes.
+:func:`build` puts one companion together for ``companion serve`` (the dashboard),
+``companion run`` (with the camera, turn button and light the settings name) and
+``companion demo`` (with the demo's scripted scorekeepers and its frame source); the
+camera pipeline it wires is :class:`companion.pipeline.Companion`.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any, Protocol
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 from companion.config import Settings
-from companion.games import GameError
-from companion.hardware.camera import CameraError, FrameError, FrameSource
-from companion.hardware.feedback import (
-    BUSY,
-    CAMERA_DOWN,
-    IDLE,
-    RECORDED,
-    REFUSED,
-    UNDONE,
-)
-from companion.turns import Proposal, TurnTracker, reading_to_dict
-from companion.vision.annotate import annotate, to_jpeg
-from companion.vision.settle import AT_REST, SettleDetector
-from companion.vision.types import Reading
-from companion.vision.watch import BLOCKED, COVERED, SAME, THROW, ThrowWatcher, WatchEvent
+from companion.hardware.camera import FrameSource
+from companion.pipeline import Companion, Recognizer, camera_loop
+from companion.vision.settle import SettleDetector
 
 log = logging.getLogger("companion")
-
-BUTTON = "button"
-# A source failing this many reads in a row (not a bad file: an exception of its own)
-# is treated as a camera fault, so camera_loop reopens it instead of spinning.
-MAX_FAILED_READS = 25
-
-
-class Recognizer(Protocol):
-    """Anything that reads one frame into a ``Reading``."""
-
-    def read(self, frame: Any) -> Reading:
-        """Read the dice in a BGR frame."""
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What one button press did: ``recorded`` is the stored action, else ``message`` says why."""
-
-    recorded: dict[str, Any] | None
-    message: str
-    message_de: str = ""
-
-    @property
-    def german(self) -> str:
-        """The message in German (the English one where no translation exists)."""
-        return self.message_de or self.message
-
-
-# What the button says when it refuses, in German for the phones (see Table.publish_button).
-_GERMAN = {
-    "no game is running": "Es läuft kein Spiel",
-    "no throw seen since the last entry": "Seit dem letzten Eintrag wurde kein Wurf gesehen",
-    "nothing to record": "Nichts einzutragen",
-    "last entry undone": "Letzter Eintrag zurückgenommen",
-}
-
-
-def _outcome(recorded: dict[str, Any] | None, message: str, message_de: str = "") -> Outcome:
-    return Outcome(recorded, message, message_de or _GERMAN.get(message, ""))
-
-
-class Companion:
-    """The running companion; everything it needs is handed in (see :func:`build`)."""
-
-    def __init__(
-        self,
-        table: Any,
-        recognizers: Mapping[str, Recognizer],
-        settle: SettleDetector,
-        tracker: TurnTracker | None = None,
-        frames_to_read: int = 3,
-    ) -> None:
-        self.table = table
-        self.recognizers = dict(recognizers)
-        self.settle = settle
-        self.watcher = ThrowWatcher(self._read, settle, frames_to_read)
-        self.tracker = tracker or TurnTracker()
-        self._lock = threading.Lock()
-        self.frames = 0
-        self.bad_frames = 0
-        # The button's light and sound (companion.hardware.feedback.Feedback), or None.
-        self.feedback: Any = None
-        self.camera_up: bool | None = None  # None: no camera asked for (yet)
-
-    def _active(self) -> tuple[int, dict[str, Any]] | None:
-        game_id = self.table.active_game_id()
-        if game_id is None:
-            return None
-        return game_id, self.table.snapshot(game_id)
-
-    def _read(self, image: Any) -> Reading:
-        """Read a still frame with the active game's recogniser; no dice without one."""
-        active = self._active()
-        recognizer = None if active is None else self.recognizers.get(active[1]["game"])
-        if recognizer is None:
-            # No game, or a game without dice (Wacken): nothing to read.
-            return Reading("none", (), (image.shape[1], image.shape[0]))
-        return recognizer.read(image)
-
-    def process(self, image: Any, timestamp: float, lores: Any = None) -> Reading | None:
-        """Feed one frame (and its small copy, if the camera made one); return the reading
-        when it was a new throw at rest."""
-        with self._lock:
-            self.frames += 1
-            event = self.watcher.update(image, timestamp, lores=lores)
-            self._show_state(event)
-            if event is None:
-                return None
-            active = self._active()
-            if active is None:
-                return None
-            game_id, snap = active
-            key = (game_id, snap["version"])
-            if event.kind == THROW and event.reading is not None:
-                self.tracker.observe(event.reading, key)
-            elif event.kind == SAME and event.reading is not None:
-                self.tracker.moved(event.reading, key)
-                return None
-            elif event.kind == COVERED:
-                self.tracker.cover(key)
-            elif event.kind != BLOCKED:
-                return None
-            self._publish(image, event, game_id, snap)
-            return event.reading if event.kind == THROW else None
-
-    def _show_state(self, event: WatchEvent | None) -> None:
-        """Amber at the button while the dice move or the camera is unsure, else dark."""
-        if self.feedback is None:
-            return
-        if self.watcher.state != AT_REST:
-            self.feedback.set_mode(BUSY)
-        elif event is not None and event.kind in (THROW, SAME):
-            unsure = event.reading is not None and event.reading.uncertain
-            self.feedback.set_mode(BUSY if unsure else IDLE)
-        elif event is not None:
-            self.feedback.set_mode(IDLE)
-
-    def _publish(self, image: Any, event: WatchEvent, game_id: int, snap: dict) -> None:
-        """Send the picture of a throw (annotated) or of a blocked tray to the dashboard."""
-        proposal = self.tracker.proposal(snap["game"], snap["view"])
-        if event.kind == THROW and event.reading is not None:
-            info = self._picture_info(game_id, event.reading, proposal)
-            picture = to_jpeg(annotate(image, event.reading))
-        else:
-            info = {
-                "kind": "none",
-                "frame_size": [image.shape[1], image.shape[0]],
-                "dice": [],
-                "timings_ms": {},
-                "annotated": False,
-                "game_id": game_id,
-                "throws": self.tracker.throws,
-                "hand": self.tracker.hand,
-                "proposal": _proposal_dict(proposal),
-            }
-            picture = to_jpeg(image)
-        info["blocked"] = event.reason if event.kind in (BLOCKED, COVERED) else None
-        # The proposal fits this version of the game only; the dashboard offers it to
-        # record in one tap while the game is still there.
-        info["version"] = snap["version"]
-        self.table.publish_picture(picture, info)
-
-    def _picture_info(
-        self, game_id: int, reading: Reading, proposal: Proposal | None
-    ) -> dict[str, Any]:
-        return {
-            **reading_to_dict(reading),
-            "annotated": True,  # outlines and values are drawn into the JPEG itself
-            "game_id": game_id,
-            "throws": self.tracker.throws,
-            "hand": self.tracker.hand,
-            "proposal": _proposal_dict(proposal),
-        }
-
-    def use_recognizers(
-        self, recognizers: Mapping[str, Recognizer], settle: SettleDetector | None = None
-    ) -> None:
-        """Read with ``recognizers`` from the next frame on (a new calibration); with
-        ``settle``, watch the tray with it too (the occlusion check knows the tray)."""
-        with self._lock:
-            self.recognizers = dict(recognizers)
-            if settle is not None:
-                self.settle = settle
-                self.watcher = ThrowWatcher(self._read, settle, self.watcher.frames_to_read)
-
-    def confirm(self) -> Outcome:
-        """Record what the camera read for the player whose turn it is (a short press)."""
-        with self._lock:
-            active = self._active()
-            if active is None:
-                return _outcome(None, "no game is running")
-            game_id, snap = active
-            if self.tracker.turn_key != (game_id, snap["version"]):
-                return _outcome(None, "no throw seen since the last entry")
-            proposal = self.tracker.proposal(snap["game"], snap["view"])
-            if proposal is None:
-                return _outcome(None, "nothing to record")
-            if proposal.action is None:
-                return _outcome(None, proposal.text, proposal.text_de)
-            try:
-                self.table.submit(game_id, proposal.action, BUTTON)
-            except GameError as exc:
-                return _outcome(None, str(exc))
-            return _outcome(proposal.action, proposal.text, proposal.text_de)
-
-    def undo(self) -> Outcome:
-        """Take back the last entry of the active game (a long press)."""
-        with self._lock:
-            game_id = self.table.active_game_id()
-            if game_id is None:
-                return _outcome(None, "no game is running")
-            try:
-                self.table.undo(game_id, BUTTON)
-            except GameError as exc:
-                return _outcome(None, str(exc))
-            return _outcome({"action": "undo"}, "last entry undone")
-
-    def press(self) -> Outcome:
-        """The button pressed: record, then show and announce what happened."""
-        outcome = self.confirm()
-        self._announce(RECORDED if outcome.recorded is not None else REFUSED, outcome)
-        return outcome
-
-    def hold(self) -> Outcome:
-        """The button held: undo, then show and announce what happened."""
-        outcome = self.undo()
-        self._announce(UNDONE if outcome.recorded is not None else REFUSED, outcome)
-        return outcome
-
-    def _announce(self, kind: str, outcome: Outcome) -> None:
-        log.info("button %s: %s", kind, outcome.message)
-        if self.feedback is not None:
-            self.feedback.signal(kind)
-        publish = getattr(self.table, "publish_button", None)
-        if publish is not None:
-            publish(kind, outcome.message, outcome.german)
-
-    def run_camera(self, source: FrameSource, stop: threading.Event) -> None:
-        """Read frames until ``stop`` is set or a finite source ends.
-
-        Nothing that goes wrong with one frame stops the evening: a bad frame is skipped,
-        and any exception while reading a frame (the recogniser, the table, a bug) is
-        logged and the loop goes on. A camera fault (``CameraError``, or a source that
-        fails ``MAX_FAILED_READS`` reads in a row) ends the loop so it can be reopened.
-        """
-        failed = 0
-        while not stop.is_set():
-            try:
-                frame = source.read()
-            except FrameError as exc:
-                self.bad_frames += 1
-                log.warning("skipped a frame: %s", exc)
-                continue
-            except CameraError:
-                raise
-            except Exception as exc:
-                self.bad_frames += 1
-                failed += 1
-                log.exception("camera: reading a frame failed")
-                if failed >= MAX_FAILED_READS:
-                    raise CameraError(f"{failed} frames in a row failed: {exc}") from exc
-                continue
-            failed = 0
-            if frame is None:
-                return
-            take = getattr(self.table, "take_remeasure", None)
-            if take is not None and take() and hasattr(source, "remeasure"):
-                log.info("camera: measuring exposure and white balance again")
-                source.remeasure()
-            try:
-                self.process(frame.image, frame.timestamp, getattr(frame, "lores", None))
-            except Exception:
-                self.bad_frames += 1
-                log.exception("could not process frame %s; going on", frame.name or "?")
-
-
-def _proposal_dict(proposal: Proposal | None) -> dict[str, Any] | None:
-    if proposal is None:
-        return None
-    return {"action": proposal.action, "text": {"en": proposal.text, "de": proposal.text_de}}
-
-
-def camera_loop(
-    companion: Companion,
-    open_source: Callable[[], FrameSource],
-    stop: threading.Event,
-    retry_seconds: float = 5.0,
-    finite: bool = False,
-) -> None:
-    """Keep the camera running: reopen it after a fault (a webcam pulled out and put back),
-    so the evening goes on; manual entry on the phones works meanwhile."""
-    while not stop.is_set():
-        try:
-            source = open_source()
-        except CameraError as exc:
-            log.error("camera: %s; trying again in %g s", exc, retry_seconds)
-            companion.camera_up = False
-            _mode(companion, CAMERA_DOWN)
-            stop.wait(retry_seconds)
-            continue
-        companion.camera_up = True
-        _mode(companion, IDLE)
-        try:
-            companion.run_camera(source, stop)
-        except CameraError as exc:
-            log.error("camera: %s; reopening in %g s", exc, retry_seconds)
-        except Exception:
-            log.exception("camera loop failed; reopening in %g s", retry_seconds)
-        finally:
-            source.close()
-        if finite:
-            return  # recorded frames played out
-        companion.camera_up = False
-        _mode(companion, CAMERA_DOWN)
-        stop.wait(retry_seconds)
-
-
-def _mode(companion: Companion, mode: str) -> None:
-    if companion.feedback is not None:
-        companion.feedback.set_mode(mode)
 
 
 def default_recognizers(settings: Settings) -> dict[str, Recognizer]:
@@ -418,55 +104,153 @@ def tray_setup(settings: Settings, companion: Companion) -> Any:
     return TraySetup(path, apply)
 
 
-def run(settings: Settings, *, open_source: Callable[..., FrameSource] | None = None) -> int:
-    """Start everything the settings ask for and serve until interrupted."""
-    from companion.doctor import live_checks
-    from companion.hardware.camera import open_source as open_camera
-    from companion.store import Store
+@dataclass
+class Demo:
+    """What ``companion demo`` hands the builder: scripted scorekeepers and a camera game.
+
+    ``setup(table)`` puts the demo's games on the table and returns its scorekeepers,
+    each played on its own thread with the stop event until it is set. ``camera(table,
+    companion, stop)`` starts the camera game and returns the opener of its frame source
+    (the demo's camera), read through the same camera loop as a real camera. ``settle``
+    is the settle detection for it (rendered throws need no occlusion check).
+    """
+
+    setup: Callable[[Any], Sequence[Callable[[threading.Event], None]]]
+    camera: Callable[[Any, Companion, threading.Event], Callable[[], FrameSource]] | None = None
+    settle: SettleDetector | None = None
+    join_seconds: float = 10.0
+
+
+@dataclass
+class Assembly:
+    """One companion put together by :func:`build`; :meth:`serve` runs it until interrupted."""
+
+    settings: Settings
+    table: Any
+    app: Any = None
+    companion: Companion | None = None
+    threads: list[threading.Thread] = field(default_factory=list)
+    stop: threading.Event = field(default_factory=threading.Event)
+    closers: list[Callable[[], None]] = field(default_factory=list)
+    join_seconds: float = 5.0
+
+    def start(self) -> None:
+        """Start the background threads (camera, scripted scorekeepers)."""
+        for thread in self.threads:
+            thread.start()
+
+    def serve(self, pin: str | None = None) -> None:
+        """Start the threads and serve the dashboard until interrupted; then close."""
+        from companion.web.server import serve
+
+        try:
+            self.start()
+            serve(self.app, self.settings, pin=pin)
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """Stop the threads, release the button and light, close the table's subscriptions."""
+        self.stop.set()
+        for thread in self.threads:
+            if thread.is_alive():
+                thread.join(timeout=self.join_seconds)
+        for close in self.closers:
+            close()
+        self.closers.clear()
+        self.table.close()
+
+
+def build(
+    settings: Settings,
+    store: Any,
+    *,
+    hardware: bool = False,
+    open_source: Callable[..., FrameSource] | None = None,
+    demo: Demo | None = None,
+) -> Assembly:
+    """Put one companion together over ``store``: the composition root.
+
+    ``companion serve`` asks for the dashboard alone; ``companion run`` adds the
+    ``hardware`` the settings name (camera -- ``open_source`` opens it, by default
+    :func:`companion.hardware.camera.open_source` --, turn button, light and buzzer, and
+    the health checks); ``companion demo`` hands in a :class:`Demo`.
+    """
     from companion.table import Table
     from companion.web import create_app
-    from companion.web.server import serve
 
-    stop = threading.Event()
-    with Store(settings.database) as store:  # makes data_dir, or says why it cannot
-        table = Table(store)
-        companion = Companion(table, default_recognizers(settings), default_settle(settings))
-        threads: list[threading.Thread] = []
-        button = None
-        feedback: Any = None
+    assembly = Assembly(settings, Table(store))
+    try:
         notices: list[str] = []
-        try:
-            if settings.camera != "none":
-                opener = open_source or open_camera
-                setup = tray_setup(settings, companion)
-                table.attach_tray_setup(setup)
-                threads.append(threading.Thread(
-                    target=camera_loop,
-                    args=(companion, lambda: setup.watch(opener(
-                        settings.camera, max_exposure_us=settings.max_exposure_us)), stop),
-                    kwargs={"finite": settings.camera.startswith("replay:")},
-                    name="camera", daemon=True,
-                ))
-            if settings.button_pin is not None:
-                button = _open_button(settings.button_pin, companion, notices)
-            feedback = _open_feedback(settings, notices)
-            companion.feedback = feedback or None
-            table.provide_status(lambda: [c.to_dict() for c in live_checks(
-                settings, companion,
-                None if settings.button_pin is None else button is not None,
-                None if feedback is None else (feedback.parts if feedback else ()),
-            )])
-            app = create_app(table, settings, {"NOTICES": tuple(notices)})
-            for thread in threads:
-                thread.start()
-            serve(app, settings)
-        finally:
-            stop.set()
-            for thread in threads:
-                thread.join(timeout=5)
-            if button is not None:
-                button.close()
-            if feedback:
-                feedback.close()
-            table.close()
+        if hardware:
+            _wire_hardware(assembly, open_source, notices)
+        if demo is not None:
+            _wire_demo(assembly, demo)
+        assembly.app = create_app(assembly.table, settings, {"NOTICES": tuple(notices)})
+    except BaseException:
+        assembly.close()
+        raise
+    return assembly
+
+
+def _wire_hardware(
+    assembly: Assembly, open_source: Callable[..., FrameSource] | None, notices: list[str]
+) -> None:
+    from companion.doctor import live_checks
+    from companion.hardware.camera import open_source as open_camera
+
+    settings, table = assembly.settings, assembly.table
+    companion = Companion(table, default_recognizers(settings), default_settle(settings))
+    assembly.companion = companion
+    if settings.camera != "none":
+        opener = open_source or open_camera
+        setup = tray_setup(settings, companion)
+        table.attach_tray_setup(setup)
+        assembly.threads.append(threading.Thread(
+            target=camera_loop,
+            args=(companion, lambda: setup.watch(opener(
+                settings.camera, max_exposure_us=settings.max_exposure_us)), assembly.stop),
+            kwargs={"finite": settings.camera.startswith("replay:")},
+            name="camera", daemon=True,
+        ))
+    button = None
+    if settings.button_pin is not None:
+        button = _open_button(settings.button_pin, companion, notices)
+        if button is not None:
+            assembly.closers.append(button.close)
+    feedback = _open_feedback(settings, notices)
+    if feedback:
+        assembly.closers.append(feedback.close)
+    companion.feedback = feedback or None
+    table.provide_status(lambda: [c.to_dict() for c in live_checks(
+        settings, companion,
+        None if settings.button_pin is None else button is not None,
+        None if feedback is None else (feedback.parts if feedback else ()),
+    )])
+
+
+def _wire_demo(assembly: Assembly, demo: Demo) -> None:
+    assembly.join_seconds = demo.join_seconds
+    for number, player in enumerate(demo.setup(assembly.table), start=1):
+        assembly.threads.append(threading.Thread(
+            target=player, args=(assembly.stop,), name=f"demo-player-{number}", daemon=True,
+        ))
+    if demo.camera is not None:
+        settings = assembly.settings
+        companion = Companion(assembly.table, default_recognizers(settings),
+                              demo.settle or default_settle(settings))
+        assembly.companion = companion
+        opener = demo.camera(assembly.table, companion, assembly.stop)
+        assembly.threads.append(threading.Thread(
+            target=camera_loop, args=(companion, opener, assembly.stop),
+            kwargs={"finite": True}, name="demo-camera", daemon=True,
+        ))
+
+
+def run(settings: Settings, *, open_source: Callable[..., FrameSource] | None = None) -> int:
+    """``companion run``: everything the settings ask for, served until interrupted."""
+    from companion.store import Store
+
+    with Store(settings.database) as store:  # makes data_dir, or says why it cannot
+        build(settings, store, hardware=True, open_source=open_source).serve()
     return 0

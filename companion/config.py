@@ -12,6 +12,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
+from typing import Any
 
 
 class ConfigError(ValueError):
@@ -30,7 +31,6 @@ class Settings:
     camera: str = "none"
     calibration: Path | None = None
     button_pin: int | None = None
-    photos_dir: Path = Path("../shared/dice-photos")
     settle_seconds: float = 0.6
     # Every open page holds one thread for its live stream; ~30 phones plus requests.
     threads: int = 40
@@ -174,7 +174,7 @@ def load_settings(
     if path is None and env.get("COMPANION_CONFIG"):
         path = Path(env["COMPANION_CONFIG"])
     known = {f.name: f.type for f in fields(Settings)}
-    values: dict[str, object] = {}
+    values: dict[str, Any] = {}
     if path is not None:
         try:
             data = tomllib.loads(Path(path).read_text(encoding="utf-8"))

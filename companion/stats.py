@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from companion.session import Fold
+from companion.domain.fold import Fold
 
 __all__ = [
     "EVENING_STARTS_HOUR",

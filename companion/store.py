@@ -10,7 +10,9 @@ Durability: WAL journal with ``synchronous=FULL``, one transaction per write, so
 every write that returned has reached the disk. Thread safety: one connection
 per :class:`Store`, guarded by a lock (waitress serves from many threads; the
 writes are tiny, so serialising them costs nothing worth a pool).
-Timestamps are passed in by the caller, who owns the clock.
+Timestamps are passed in by the caller, who owns the clock. The schema and its
+migrations are in :mod:`companion.store_schema`, whole-file backup and restore in
+:mod:`companion.backup`.
 """
 
 from __future__ import annotations
@@ -19,13 +21,14 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from companion.session import Entry
+from companion.domain.entry import Entry
+from companion.store_schema import SCHEMA_VERSION, migrate
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -38,92 +41,11 @@ __all__ = [
     "Store",
     "StoreError",
     "UnknownGame",
-    "check_backup",
 ]
 
-SCHEMA_VERSION = 3
 
 ACTIVE = "active"
 ARCHIVED = "archived"
-
-_SCHEMA = """
-CREATE TABLE games (
-    id       INTEGER PRIMARY KEY AUTOINCREMENT,
-    game     TEXT    NOT NULL CHECK (length(game) > 0),
-    setup    TEXT    NOT NULL,
-    pin_hash TEXT    NOT NULL,
-    created  REAL    NOT NULL,
-    status   TEXT    NOT NULL DEFAULT 'archived' CHECK (status IN ('active', 'archived'))
-);
--- At most one game is active: a second 'active' row breaks this index.
-CREATE UNIQUE INDEX one_active_game ON games (status) WHERE status = 'active';
-CREATE TABLE events (
-    game_id  INTEGER NOT NULL REFERENCES games (id),
-    version  INTEGER NOT NULL CHECK (typeof(version) = 'integer' AND version >= 1),
-    time     REAL    NOT NULL,
-    who      TEXT    NOT NULL,
-    kind     TEXT    NOT NULL CHECK (kind IN ('action', 'undo', 'correct')),
-    payload  TEXT    NOT NULL,
-    PRIMARY KEY (game_id, version)
-);
-CREATE TRIGGER events_no_update BEFORE UPDATE ON events
-BEGIN SELECT RAISE(ABORT, 'the event log is append-only: events are never changed'); END;
-CREATE TRIGGER events_no_delete BEFORE DELETE ON events
-BEGIN SELECT RAISE(ABORT, 'the event log is append-only: events are never deleted'); END;
-CREATE TRIGGER games_no_delete BEFORE DELETE ON games
-BEGIN SELECT RAISE(ABORT, 'games are archived, never deleted'); END;
-"""
-
-# Version 2: a junk game can be taken off the list; its log stays (append-only).
-_SCHEMA_2 = """
-CREATE TABLE hidden (
-    game_id  INTEGER PRIMARY KEY REFERENCES games (id),
-    time     REAL    NOT NULL
-);
-CREATE TRIGGER hidden_no_delete BEFORE DELETE ON hidden
-BEGIN SELECT RAISE(ABORT, 'a removed game stays removed'); END;
-"""
-
-
-# Version 3: the Stammtisch. ``players`` is the roster of regulars (a rename changes the
-# row, a merge points one row at another: games keep naming seats by id, so every count
-# follows the person); ``seats`` says which roster player sat at which seat of a game
-# (a seat without a row is a guest); ``settlements`` records a paid tab, append-only.
-_SCHEMA_3 = """
-CREATE TABLE players (
-    id          INTEGER PRIMARY KEY AUTOINCREMENT,
-    name        TEXT    NOT NULL CHECK (length(name) > 0),
-    nickname    TEXT    NOT NULL DEFAULT '',
-    colour      TEXT    NOT NULL DEFAULT '',
-    created     REAL    NOT NULL,
-    merged_into INTEGER REFERENCES players (id),
-    migrated    INTEGER NOT NULL DEFAULT 0
-);
-CREATE UNIQUE INDEX players_one_name ON players (lower(name)) WHERE merged_into IS NULL;
-CREATE TRIGGER players_no_delete BEFORE DELETE ON players
-BEGIN SELECT RAISE(ABORT, 'roster players are merged, never deleted'); END;
-CREATE TABLE seats (
-    game_id   INTEGER NOT NULL REFERENCES games (id),
-    seat      INTEGER NOT NULL CHECK (seat >= 0),
-    player_id INTEGER NOT NULL REFERENCES players (id),
-    PRIMARY KEY (game_id, seat)
-);
-CREATE TABLE settlements (
-    id        INTEGER PRIMARY KEY AUTOINCREMENT,
-    evening   TEXT    NOT NULL,
-    player_id INTEGER REFERENCES players (id),
-    guest     TEXT,
-    unit      TEXT    NOT NULL,
-    amount    REAL    NOT NULL,
-    time      REAL    NOT NULL,
-    who       TEXT    NOT NULL,
-    CHECK ((player_id IS NULL) <> (guest IS NULL))
-);
-CREATE TRIGGER settlements_no_update BEFORE UPDATE ON settlements
-BEGIN SELECT RAISE(ABORT, 'a settled tab stays settled: settlements are never changed'); END;
-CREATE TRIGGER settlements_no_delete BEFORE DELETE ON settlements
-BEGIN SELECT RAISE(ABORT, 'a settled tab stays settled: settlements are never deleted'); END;
-"""
 
 _SELECT_GAME = (
     "SELECT id, game, setup, pin_hash, created, status, "
@@ -277,46 +199,14 @@ class Store:
             ) from None
 
     def _migrate(self) -> None:
-        db = self._db
-        with self._transaction():
-            # Another process may have created the schema since we looked.
-            found = db.execute("PRAGMA user_version").fetchone()[0]
-            if found >= SCHEMA_VERSION:
-                return
-            # Statement by statement: executescript() would COMMIT on its own.
-            script = ((_SCHEMA if found == 0 else "") + (_SCHEMA_2 if found < 2 else "")
-                      + _SCHEMA_3)
-            for statement in _statements(script):
-                db.execute(statement)
-            if found:
-                self._match_existing_players(db)
-            db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        with self._transaction() as db:
+            migrate(db)
 
-    @staticmethod
-    def _match_existing_players(db: sqlite3.Connection) -> None:
-        """Give the players of games stored before the roster existed a roster entry each.
-
-        Matched by name, ignoring case and surrounding spaces: "Anna" of every old game
-        becomes one roster player. Such entries are marked ``migrated`` so the roster page
-        can ask the table to check them (rename, or merge where one person used two names).
-        """
-        rows = db.execute("SELECT id, setup, created FROM games ORDER BY id").fetchall()
-        for game_id, setup, created in rows:
-            for seat, name in enumerate(_setup_names(setup)):
-                found = db.execute(
-                    "SELECT id FROM players WHERE lower(name) = lower(?) AND merged_into IS NULL",
-                    (name,),
-                ).fetchone()
-                if found is None:
-                    cursor = db.execute(
-                        "INSERT INTO players (name, created, migrated) VALUES (?, ?, 1)",
-                        (name, created),
-                    )
-                    player_id = int(cursor.lastrowid or 0)
-                else:
-                    player_id = int(found[0])
-                db.execute("INSERT INTO seats (game_id, seat, player_id) VALUES (?, ?, ?)",
-                           (game_id, seat, player_id))
+    @contextmanager
+    def exclusive(self) -> Iterator[sqlite3.Connection]:
+        """The connection with this store's lock held, for whole-file copies (backup, restore)."""
+        with self._lock:
+            yield self._db
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
@@ -641,70 +531,6 @@ class Store:
         return [Settlement(r[0], r[1], r[2], r[3], r[4], float(r[5]), float(r[6]), r[7])
                 for r in rows]
 
-    # -- backup and restore --------------------------------------------------
-
-    def backup(self, target: str | Path) -> None:
-        """Write a consistent copy of the whole database to ``target`` (replaced atomically).
-
-        SQLite's online backup API copies every page under one read transaction, so games
-        recorded meanwhile by this or another process are either wholly in it or not at
-        all. The copy is written beside ``target`` and renamed over it when complete.
-        """
-        target = Path(target)
-        partial = target.with_name(f".{target.name}.partial")
-        try:
-            fd = os.open(partial, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
-            os.close(fd)
-            copy = sqlite3.connect(partial, isolation_level=None)
-        except (OSError, sqlite3.Error) as exc:
-            raise StoreError(f"cannot write the backup {target}: {exc}") from None
-        try:
-            with self._lock:
-                self._db.backup(copy)
-            # One self-contained file: no -wal beside it to forget when copying it away.
-            copy.execute("PRAGMA journal_mode=DELETE")
-            copy.close()
-            os.replace(partial, target)
-        except (OSError, sqlite3.Error) as exc:
-            copy.close()
-            partial.unlink(missing_ok=True)
-            raise StoreError(
-                f"the backup to {target} failed ({exc}); nothing was written"
-            ) from None
-
-    def restore(self, source: str | Path,
-                verify: Callable[[Store], None] | None = None) -> None:
-        """Replace the whole database with the companion database ``source``, atomically.
-
-        ``source`` is checked first (:func:`check_backup`: an SQLite file holding a
-        companion event log that passes SQLite's integrity check) and brought to the
-        current schema in a private copy; then its pages are copied over this database in
-        one transaction: an error leaves this database as it was. ``verify`` may look
-        at the checked copy first and raise to refuse it.
-        """
-        if self.readonly:
-            raise StoreError("this event log was opened read-only; it cannot be restored")
-        source = Path(source)
-        staging = self.path.with_name(f".{self.path.name}.restore")
-        try:
-            with self._lock:
-                _copy_checked(source, staging)
-                with Store(staging) as candidate:
-                    _integrity(candidate._db, source)
-                    if verify is not None:
-                        verify(candidate)
-                    # The live connection holds the write lock for the whole copy.
-                    candidate._db.backup(self._db)
-                self._db.execute("PRAGMA journal_mode=WAL")
-        except sqlite3.Error as exc:
-            raise StoreError(f"the restore from {source} failed ({exc}); "
-                             "the event log was left as it was") from None
-        finally:
-            for leftover in (staging, staging.with_name(staging.name + "-wal"),
-                             staging.with_name(staging.name + "-shm")):
-                leftover.unlink(missing_ok=True)
-
-
 # SQLite integers are 64-bit: a larger id from a URL or the command line names no game
 # (sqlite3 would raise OverflowError, a crash rather than "no such game").
 _ID_MAX = 2**63 - 1
@@ -716,74 +542,6 @@ def _check_id(game_id: object, what: str = "game") -> None:
         if what == "player":
             raise UnknownGame(f"there is no roster player {shown}")
         raise UnknownGame(f"there is no game {shown}; `companion games` lists them")
-
-
-_SQLITE_MAGIC = b"SQLite format 3\x00"
-
-
-def check_backup(path: str | Path) -> int:
-    """The schema version of the companion database at ``path``; StoreError if it is none.
-
-    Opened read-only: an SQLite file whose user_version is one this companion knows and
-    that holds the ``games`` and ``events`` tables.
-    """
-    path = Path(path)
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(len(_SQLITE_MAGIC))
-    except OSError as exc:
-        raise StoreError(f"cannot read {path}: {exc.strerror}") from None
-    if head != _SQLITE_MAGIC:
-        raise StoreError(f"{path} is not an SQLite database, so not a companion backup; "
-                         "nothing was restored")
-    try:
-        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-    except sqlite3.Error as exc:
-        raise StoreError(f"cannot open {path}: {exc}; nothing was restored") from None
-    try:
-        version = db.execute("PRAGMA user_version").fetchone()[0]
-        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    except sqlite3.DatabaseError as exc:
-        raise StoreError(f"{path} is not a readable SQLite database ({exc}); "
-                         "nothing was restored") from None
-    finally:
-        db.close()
-    if version not in range(1, SCHEMA_VERSION + 1) or not {"games", "events"} <= tables:
-        raise StoreError(f"{path} is an SQLite database but not a companion backup (schema "
-                         f"version {version}); nothing was restored")
-    return int(version)
-
-
-def _copy_checked(source: Path, staging: Path) -> None:
-    check_backup(source)
-    try:
-        fd = os.open(staging, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as out, open(source, "rb") as src:
-            while chunk := src.read(1 << 20):
-                out.write(chunk)
-    except OSError as exc:
-        raise StoreError(f"cannot copy {source} for checking: {exc.strerror}; "
-                         "nothing was restored") from None
-
-
-def _integrity(db: sqlite3.Connection, source: Path) -> None:
-    result = db.execute("PRAGMA integrity_check").fetchall()
-    if result != [("ok",)]:
-        raise StoreError(f"{source} fails SQLite's integrity check ({result[0][0]}); "
-                         "nothing was restored")
-
-
-def _setup_names(setup: str) -> list[str]:
-    """The player names of a stored setup: strings, or objects with a ``name``."""
-    try:
-        players = json.loads(setup).get("players", [])
-    except (TypeError, ValueError, AttributeError):
-        return []
-    names = []
-    for player in players if isinstance(players, list) else []:
-        name = player.get("name") if isinstance(player, dict) else player
-        names.append(name.strip() if isinstance(name, str) else "")
-    return [n for n in names if n] if all(names) else []
 
 
 def _create_private(path: Path) -> None:
@@ -816,14 +574,3 @@ def _tighten(path: Path) -> None:
                 file.chmod(0o600)
         except OSError:
             pass
-
-
-def _statements(script: str) -> Iterator[str]:
-    buffer = ""
-    for line in script.splitlines(keepends=True):
-        if line.lstrip().startswith("--"):
-            continue
-        buffer += line
-        if sqlite3.complete_statement(buffer):
-            yield buffer.strip()
-            buffer = ""

@@ -1,4 +1,4 @@
-"""A tiny game obeying the engine contract, so the store/session/table tests do not
+"""A tiny game obeying the engine contract, so the store/domain/table tests do not
 depend on the real engines' rules.
 
 Players take turns in seat order adding 1 to 3 to a shared count; the game is

@@ -1,137 +1,75 @@
-"""The whole pipeline on recorded frames: replay source -> settle -> recogniser -> tracker
--> table (real SQLite) -> the button records the throw."""
+"""The composition root: ``build`` puts ``serve``, ``run`` and ``demo`` together one way."""
 
 import threading
+import time
 
-import cv2
-import numpy as np
+from test_pipeline import record_throw
 
-from companion.app import Companion
+from companion.app import build
+from companion.commands.web import FIXTURES
+from companion.config import Settings
+from companion.demo import demo_logs, demo_parts
 from companion.hardware.camera import ReplaySource
-from companion.vision.recognizer import PipRecognizer
-from companion.vision.render import render_throw
-from companion.vision.settle import SettleDetector
+from companion.store import Store
 
 
-def easy_scene(seed, faces):
-    """The first render from ``seed`` on that is an easy scene by its ground truth: a grey
-    tray, dice lying apart and well inside the tray floor. This test is about the wiring,
-    not the recogniser's limits (those are measured by ``companion eval``)."""
-    for s in range(seed, seed + 200):
-        shot = render_throw(s, len(faces), size=(1280, 960), faces=faces)
-        centers = [d.center for d in shot.dice]
-        edge = max(d.size for d in shot.dice)
-        apart = all(
-            ((a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2) ** 0.5 > 2.5 * edge
-            for i, a in enumerate(centers) for b in centers[i + 1:]
-        )
-        floor = np.array(shot.tray_corners, np.float32)
-        inside = all(
-            cv2.pointPolygonTest(floor, (float(x), float(y)), True) > 1.5 * edge
-            for x, y in centers
-        )
-        if shot.tray == "grey" and apart and inside:
-            return shot.image
-    raise AssertionError("no easy scene found")
+def wait_until(predicate, seconds=60.0):
+    deadline = time.monotonic() + seconds
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
 
 
-def record_throw(folder, index, seed, faces, still_frames=6):
-    """Frames of one throw: two moving frames, then the dice lying still (long enough for
-    the rest to be read from three frames)."""
-    paths = []
-    moving = [render_throw(seed + 1000 + k, 3, size=(1280, 960)).image for k in range(2)]
-    still = easy_scene(seed, faces)
-    for k, image in enumerate(moving + [still] * still_frames):
-        path = folder / f"{index:03d}-{k:02d}.png"
-        cv2.imwrite(str(path), image)
-        paths.append(path)
-    return paths
+def test_serve_is_the_dashboard_alone(tmp_path):
+    settings = Settings(data_dir=tmp_path)
+    with Store(settings.database) as store:
+        built = build(settings, store)
+        assert built.companion is None and built.threads == []
+        assert built.app.config["NOTICES"] == ()
+        assert built.table.status() == [] and built.table.tray_setup() is None
+        subscription = built.table.subscribe()
+        built.close()
+        assert subscription.closed  # closing the companion wakes every live page
 
 
-def test_recorded_throws_are_read_and_recorded_by_the_button(tmp_path, table):
-    game = table.create_game(
-        "schocken", {"players": ["Anna", "Ben"], "starter": "Anna", "rules": {}}, pin="1234"
-    )
-    companion = Companion(
-        table, {"schocken": PipRecognizer()}, SettleDetector(still_seconds=0.2)
-    )
-    throws = {"Anna": (1, 1, 4), "Ben": (6, 5, 2)}
-    for index, (player, faces) in enumerate(throws.items()):
-        paths = record_throw(tmp_path, index, seed=40 + index, faces=faces)
-        ticks = iter(float(i) * 0.1 for i in range(100))
-        source = ReplaySource(paths, clock=ticks.__next__)
-        companion.run_camera(source, threading.Event())
-        picture = table.latest_picture()
-        assert picture is not None, "a settled throw publishes an annotated picture"
-        jpeg, info = picture
-        assert jpeg[:2] == b"\xff\xd8"
-        assert sorted(d["value"] for d in info["dice"]) == sorted(faces)
-        assert info["annotated"] and info["frame_size"] == [1280, 960]
-        assert info["proposal"]["action"]["player"] == player
-        outcome = companion.confirm()
-        assert outcome.recorded is not None, outcome.message
-    snap = table.snapshot(game)
-    stored = [h["action"] for h in snap["history"]]
-    assert stored == [
-        {"action": "throw", "player": "Anna", "throws": 1, "dice": [4, 1, 1], "hand": True},
-        {"action": "throw", "player": "Ben", "throws": 1, "dice": [6, 5, 2], "hand": True},
-    ]
-    # Schock 4 beats 6-5-2: Ben takes 4 Deckel from the middle.
-    players = {p["name"]: p["deckel"] for p in snap["view"]["players"]}
-    assert players == {"Anna": 0, "Ben": 4}
+def test_run_wires_the_camera_the_tray_setup_and_the_health_checks(tmp_path):
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    paths = record_throw(frames, 0, seed=11, faces=(3, 3, 3))
+    settings = Settings(data_dir=tmp_path / "data", camera=f"replay:{frames}")
+    opened = []
 
-
-def test_button_without_a_new_throw_records_nothing(table):
-    table.create_game("schocken", {"players": ["Anna", "Ben"], "starter": "Anna"}, pin="1234")
-    companion = Companion(table, {"schocken": PipRecognizer()}, SettleDetector(0.2))
-    outcome = companion.confirm()
-    assert outcome.recorded is None
-    assert "no throw seen" in outcome.message
-
-
-def test_long_press_undoes_the_last_entry(table):
-    game = table.create_game(
-        "schocken", {"players": ["Anna", "Ben"], "starter": "Anna"}, pin="1234"
-    )
-    table.submit(game, {"action": "throw", "player": "Anna", "dice": [3, 2, 1], "throws": 1},
-                 "phone")
-    companion = Companion(table, {}, SettleDetector(0.2))
-    assert companion.undo().recorded == {"action": "undo"}
-    assert table.snapshot(game)["view"]["to_throw"] == "Anna"
-
-
-def test_a_bad_frame_is_skipped_and_the_camera_goes_on(tmp_path, table):
-    table.create_game("schocken", {"players": ["Anna", "Ben"], "starter": "Anna"}, pin="1234")
-    companion = Companion(table, {"schocken": PipRecognizer()}, SettleDetector(0.2))
-    paths = record_throw(tmp_path, 0, seed=7, faces=(2, 2, 2))
-    broken = tmp_path / "000-00b.png"
-    broken.write_bytes(b"garbage")
-    ticks = iter(float(i) * 0.1 for i in range(100))
-    source = ReplaySource(sorted([*paths, broken]), clock=ticks.__next__)
-    companion.run_camera(source, threading.Event())
-    assert companion.bad_frames == 1
-    assert companion.confirm().recorded["dice"] == [2, 2, 2]
-
-
-def test_the_camera_is_reopened_after_a_fault(tmp_path, table):
-    from companion.app import camera_loop
-    from companion.hardware.camera import CameraError
-
-    table.create_game("schocken", {"players": ["Anna", "Ben"], "starter": "Anna"}, pin="1234")
-    companion = Companion(table, {"schocken": PipRecognizer()}, SettleDetector(0.2))
-    paths = record_throw(tmp_path, 0, seed=3, faces=(5, 5, 5))
-    attempts = []
-
-    def opener():
-        attempts.append(1)
-        if len(attempts) == 1:
-            raise CameraError("USB camera 0 could not be opened")
-        ticks = iter(float(i) * 0.1 for i in range(100))
+    def open_source(spec, **options):
+        opened.append(spec)
+        ticks = iter(float(i) * 0.2 for i in range(100))
         return ReplaySource(paths, clock=ticks.__next__)
 
-    camera_loop(companion, opener, threading.Event(), retry_seconds=0.01, finite=True)
-    assert len(attempts) == 2
-    assert companion.frames == len(paths)
+    with Store(settings.database) as store:
+        built = build(settings, store, hardware=True, open_source=open_source)
+        assert [t.name for t in built.threads] == ["camera"]
+        assert built.table.tray_setup() is not None
+        assert {c["name"] for c in built.table.status()} >= {"camera"}
+        built.start()
+        wait_until(lambda: not built.threads[0].is_alive())  # a replay plays out once
+        assert opened == [settings.camera]
+        assert built.companion.frames == len(paths)
+        built.close()
+
+
+def test_the_demo_hands_the_builder_its_scorekeepers_and_its_camera(tmp_path):
+    settings = Settings(data_dir=tmp_path)
+    demo = demo_parts(settings, demo_logs(FIXTURES), seconds_per_step=0.01, pause=1)
+    with Store(settings.database) as store:
+        built = build(settings, store, demo=demo)
+        games = built.table.list_games()
+        assert [g["game"] for g in games] == ["schocken", "rockthebock", "wacken", "schocken"]
+        assert built.table.active_game_id() == games[3]["id"]  # the camera plays the active one
+        assert sorted(t.name for t in built.threads) == ["demo-camera", "demo-player-1"]
+        built.start()
+        wait_until(lambda: all(built.table.snapshot(g["id"])["version"] >= 1 for g in games))
+        built.close()
+        assert not any(t.is_alive() for t in built.threads)
+        assert isinstance(built.stop, threading.Event) and built.stop.is_set()
 
 
 def test_companion_run_serves_the_dashboard_with_a_replay_camera(tmp_path):
@@ -179,101 +117,3 @@ def test_companion_run_serves_the_dashboard_with_a_replay_camera(tmp_path):
     assert (tmp_path / "data" / "companion.sqlite3").exists()
 
 
-def test_any_exception_in_the_frame_path_is_logged_and_the_loop_goes_on(tmp_path, table, caplog):
-    table.create_game("schocken", {"players": ["Anna", "Ben"], "starter": "Anna"}, pin="1234")
-    real = PipRecognizer()
-    calls = []
-
-    class Flaky:
-        def read(self, frame):
-            calls.append(1)
-            if len(calls) == 1:
-                raise RuntimeError("a bug in the recogniser")
-            return real.read(frame)
-
-    companion = Companion(table, {"schocken": Flaky()}, SettleDetector(0.2))
-    paths = record_throw(tmp_path, 0, seed=7, faces=(2, 2, 2), still_frames=10)
-    ticks = iter(float(i) * 0.1 for i in range(100))
-    companion.run_camera(ReplaySource(paths, clock=ticks.__next__), threading.Event())
-    assert companion.bad_frames == 1
-    assert "a bug in the recogniser" in caplog.text
-    assert companion.confirm().recorded["dice"] == [2, 2, 2]
-
-
-def test_a_changed_frame_size_starts_settle_detection_afresh(table):
-    companion = Companion(table, {}, SettleDetector(0.2))
-    big = np.full((480, 640, 3), 120, np.uint8)
-    for i in range(5):
-        companion.process(big, i * 0.1)
-    assert companion.settle.state != "moving"
-    companion.process(np.full((240, 320, 3), 120, np.uint8), 1.0)
-    assert companion.settle.state == "moving" and companion.settle.frame_size == (320, 240)
-
-
-def test_a_schocken_turn_with_hands_cups_and_coasters_in_between(table):
-    """Throw count and hand status of the recorded turns stay right with occluders."""
-    from companion.synth.sequences import Writer, occluder, render_stage
-    from companion.vision.occlusion import OcclusionDetector
-
-    game = table.create_game(
-        "schocken", {"players": ["Anna", "Ben"], "starter": "Anna"}, pin="1234"
-    )
-    companion = Companion(
-        table, {"schocken": PipRecognizer()}, SettleDetector(0.6, occlusion=OcclusionDetector())
-    )
-    writer = Writer(render_stage(5), np.random.default_rng(31), 15.0)
-    clock = iter(float(i) / 15.0 for i in range(100000))
-    fed = 0
-
-    def feed():
-        nonlocal fed
-        for frame in writer.frames[fed:]:
-            companion.process(frame, next(clock))
-        fed = len(writer.frames)
-
-    writer.hold(1.0)
-    writer.throw()  # Anna's first throw
-    writer.hold(1.5)
-    occluder(writer, "rest")
-    writer.throw(keep=1)  # second throw, one die kept aside
-    writer.hold(1.5)
-    occluder(writer, "cup")
-    occluder(writer, "coaster")
-    feed()
-    anna = writer.values()
-    outcome = companion.confirm()
-    assert outcome.recorded is not None, outcome.message
-    assert outcome.recorded["throws"] == 2 and outcome.recorded["hand"] is False
-    assert sorted(outcome.recorded["dice"]) == anna
-    writer.throw(quick=False)  # Ben: one throw, all dice
-    writer.hold(1.5)
-    occluder(writer, "rest")
-    occluder(writer, "shadow")
-    occluder(writer, "pass")
-    feed()
-    ben = writer.values()
-    outcome = companion.confirm()
-    assert outcome.recorded is not None, outcome.message
-    assert outcome.recorded["throws"] == 1 and outcome.recorded["hand"] is True
-    assert sorted(outcome.recorded["dice"]) == ben
-    assert len(table.snapshot(game)["history"]) == 2
-
-
-def test_a_blocked_tray_is_shown_on_the_camera_page(table):
-    from companion.synth.sequences import Writer, occluder, render_stage
-    from companion.vision.occlusion import OcclusionDetector
-
-    table.create_game("schocken", {"players": ["Anna", "Ben"], "starter": "Anna"}, pin="1234")
-    companion = Companion(
-        table, {"schocken": PipRecognizer()}, SettleDetector(0.6, occlusion=OcclusionDetector())
-    )
-    writer = Writer(render_stage(5), np.random.default_rng(2), 15.0)
-    writer.hold(1.0)
-    occluder(writer, "rest")
-    blocked = []
-    for i, frame in enumerate(writer.frames):
-        companion.process(frame, i / 15.0)
-        latest = table.latest_picture()
-        if latest is not None and latest[1].get("blocked"):
-            blocked.append(latest[1]["blocked"])
-    assert blocked and blocked[0] == "hand in the tray"

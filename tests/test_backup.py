@@ -16,9 +16,11 @@ from pathlib import Path
 import pytest
 from test_roster import _old_database
 
+from companion.backup import write_backup
 from companion.cli import main
+from companion.domain.entry import Entry
+from companion.domain.fold import fold_entries
 from companion.games import game_module
-from companion.session import Entry, fold_entries
 from companion.store import Store, StoreError
 from companion.table import Table
 
@@ -90,7 +92,7 @@ def test_a_backup_while_recording_restores_to_an_identical_database(
         backup = tmp_path / "backup.sqlite3"
         if second_connection:  # what `companion backup` does beside the running companion
             with Store(store.path, readonly=True) as reader:
-                reader.backup(backup)
+                write_backup(reader, backup)
         else:
             table.backup(backup)
         at_backup = len(games)
@@ -125,7 +127,7 @@ def _junk(tmp_path: Path) -> dict[str, Path]:
     with Store(tmp_path / "whole.sqlite3") as whole:
         Table(whole, pin_iterations=1000).create_game(
             "schocken", {"players": ["A", "B"], "starter": "A"}, "1234")
-        whole.backup(tmp_path / "whole-backup.sqlite3")
+        write_backup(whole, tmp_path / "whole-backup.sqlite3")
     files["truncated"].write_bytes((tmp_path / "whole-backup.sqlite3").read_bytes()[:5000])
     files["illegal"] = tmp_path / "illegal.sqlite3"
     with Store(files["illegal"]) as bad:

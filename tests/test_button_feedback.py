@@ -8,9 +8,9 @@ import time
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from companion.app import Companion
 from companion.hardware.button import TurnButton
 from companion.hardware.feedback import BUSY, CAMERA_DOWN, IDLE, Feedback
+from companion.pipeline import Companion
 from companion.vision.settle import SettleDetector
 
 BUTTON, RED, GREEN, BLUE, BUZZER = 17, 5, 6, 13, 19
@@ -39,6 +39,16 @@ def rig(table, factory):
     return companion, button
 
 
+def button_notice(subscription, seconds=3.0):
+    """The next notice of kind ``button`` (what the phones hear), waiting up to ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while (left := deadline - time.monotonic()) > 0:
+        notice = subscription.get(left)
+        if notice is not None and notice["kind"] == "button":
+            return notice
+    raise AssertionError("timed out waiting for the button's notice")
+
+
 def notices(subscription):
     out = []
     while (n := subscription.get(0.5)) is not None:
@@ -53,9 +63,9 @@ def test_a_refused_press_blinks_red_and_tells_the_phones_why_in_both_languages(t
         pin = factory.pin(BUTTON)
         pin.drive_low()
         pin.drive_high()
-        wait_until(lambda: table.latest_button() is not None)
+        sent = [button_notice(phone)]
         time.sleep(1.0)
-        sent = [n for n in notices(phone) if n["kind"] == "button"]
+        sent += [n for n in notices(phone) if n["kind"] == "button"]
     assert sent[0]["button"] == {
         "outcome": "refused",
         "text": {"en": "no throw seen since the last entry",
@@ -75,12 +85,14 @@ def test_a_long_press_undoes_with_the_undo_pattern_and_a_notice(table, factory):
                  "phone")
     companion, button = rig(table, factory)
     pin = factory.pin(BUTTON)
-    pin.drive_low()
-    wait_until(lambda: table.latest_button() is not None)
-    pin.drive_high()
-    time.sleep(1.3)
-    assert table.latest_button()["outcome"] == "undone"
-    assert table.latest_button()["text"]["de"] == "Letzter Eintrag zurückgenommen"
+    with table.subscribe() as phone:
+        pin.drive_low()
+        heard = button_notice(phone)
+        pin.drive_high()
+        time.sleep(1.3)
+        assert not [n for n in notices(phone) if n["kind"] == "button"]  # one press, one notice
+    assert heard["outcome"] == "undone"
+    assert heard["text"]["de"] == "Letzter Eintrag zurückgenommen"
     assert table.snapshot(game)["view"]["to_throw"] == "Anna"
     assert len([s for s in factory.pin(BLUE).states if s.state]) == 3
     button.close()
@@ -109,8 +121,8 @@ def test_the_light_is_amber_while_dice_move_and_dark_at_rest(table, factory):
 def test_camera_down_shows_the_heartbeat_and_comes_back(table, factory):
     import threading
 
-    from companion.app import camera_loop
     from companion.hardware.camera import CameraError
+    from companion.pipeline import camera_loop
 
     companion = Companion(table, {}, SettleDetector(0.2))
     companion.feedback = Feedback(led_pin=26, pin_factory=factory)

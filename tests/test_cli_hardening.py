@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from companion.cli import main
+from companion.domain.csvexport import csv_cell
 from companion.games.errors import ParseError
 from companion.games.parsing import JSON_DEPTH_MAX, read_json, whole_number
 from companion.games.schocken_rules import Rules
-from companion.session import csv_cell
 from companion.store import Store, UnknownGame
 from companion.table import Table
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from companion.domain.gamelog import format_log, read_log
 from companion.games import GAME_NAMES
-from companion.session import format_log, read_log
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "games"
 LOGS = sorted(FIXTURES.glob("*.jsonl"))

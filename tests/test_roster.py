@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from companion import store as store_module
+from companion import store_schema
 from companion.store import SCHEMA_VERSION, Store, StoreError, UnknownGame
 from companion.table import Table, TableError
 
@@ -16,7 +16,7 @@ from companion.table import Table, TableError
 def _old_database(path: Path, version: int = 2) -> None:
     """A log as a companion before the roster wrote it: two games, players by name only."""
     db = sqlite3.connect(path)
-    script = store_module._SCHEMA + (store_module._SCHEMA_2 if version >= 2 else "")
+    script = store_schema._SCHEMA + (store_schema._SCHEMA_2 if version >= 2 else "")
     db.executescript(script)
     games = [
         ("schocken", {"players": ["Anna", "ben"], "starter": "Anna", "rules": {}}),

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from counter_game import add
 
-from companion.session import Entry
+from companion.domain.entry import Entry
 from companion.store import (
     SCHEMA_VERSION,
     CorruptEntry,
@@ -209,7 +209,7 @@ _WRITER = textwrap.dedent(
     import sys, time
     sys.path.insert(0, {tests!r})
     from counter_game import add
-    from companion.session import Entry
+    from companion.domain.entry import Entry
     from companion.store import Store
 
     store = Store(sys.argv[1])

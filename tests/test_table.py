@@ -13,8 +13,9 @@ import counter_game as cg
 import pytest
 from counter_game import add
 
+from companion.domain.entry import Entry
+from companion.domain.fold import LogError
 from companion.games import IllegalAction, ParseError, RuleError
-from companion.session import Entry, LogError
 from companion.store import CorruptEntry, DuplicateVersion, Store, UnknownGame
 from companion.table import PinError, Table, TableError, hash_pin, pin_matches
 
@@ -596,3 +597,21 @@ def test_listeners_coming_and_going_while_others_record(table):
     assert errors == []
     assert table.subscriber_count == 0
     assert notices[-1] == {"game_id": game_id, "version": 60, "kind": "action"}
+
+
+def test_preview_asks_the_engine_and_stores_nothing(store):
+    table = Table(store, pin_iterations=1000)
+    wacken = table.create_game("wacken", {"players": ["Ozzy", "Lemmy"]}, PIN)
+    abrocken = {"action": "abrocken", "band": "Slayer", "songs_on_stage": 2,
+                "initiator": "Ozzy", "participants": [
+                    {"player": "Ozzy", "beers": 2, "cards": 1, "songs": 0},
+                    {"player": "Lemmy", "beers": 1, "cards": 2, "songs": 1}]}
+    result = table.preview(wacken, abrocken)
+    assert result["gigfaktor_formula"] == "2 × 3 = 6"
+    assert [f["wristbands"] for f in result["fans"]] == [6, 18]
+    assert table.snapshot(wacken)["version"] == 0
+    with pytest.raises(ParseError):
+        table.preview(wacken, {"action": "game_end", "reason": "deck empty"})
+    schocken = table.create_game("schocken", {"players": ["A", "B"], "starter": "A"}, PIN)
+    with pytest.raises(TableError, match="no preview"):
+        table.preview(schocken, {"action": "throw"})

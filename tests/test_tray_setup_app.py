@@ -6,8 +6,9 @@ import json
 
 import numpy as np
 
-from companion.app import Companion, tray_setup
+from companion.app import tray_setup
 from companion.config import Settings
+from companion.pipeline import Companion
 from companion.synth.scene import SETUPS, compose
 from companion.vision.settle import SettleDetector
 from companion.vision.tray import TrayProfile

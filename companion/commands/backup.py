@@ -13,6 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from companion.backup import write_backup
 from companion.config import load_settings
 from companion.store import Store, StoreError
 from companion.table import Table
@@ -55,7 +56,7 @@ def run_backup(args: argparse.Namespace) -> int:
     if args.file.resolve() == path.resolve():
         raise StoreError("the backup file cannot be the database itself; name another file")
     with Store(path, readonly=True) as store:
-        store.backup(args.file)
+        write_backup(store, args.file)
         games = len(store.games())
     print(f"backed up {games} games from {path} to {args.file}", file=sys.stderr)
     return 0

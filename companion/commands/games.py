@@ -15,8 +15,9 @@ from pathlib import Path
 
 from companion.commands import whole
 from companion.config import load_settings
+from companion.domain.csvexport import iso_time
+from companion.domain.gamelog import read_log
 from companion.report import standings_text, table
-from companion.session import iso_time, read_log
 from companion.store import Store, StoreError
 from companion.table import Table
 

@@ -6,6 +6,7 @@ import argparse
 import logging
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from companion.commands import whole
 from companion.config import load_settings, validate
@@ -27,7 +28,7 @@ def run_command(args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     settings = load_settings(Path(args.config) if args.config else None)
-    overrides: dict[str, object] = {}
+    overrides: dict[str, Any] = {}
     if args.camera:
         overrides["camera"] = args.camera
     if args.port is not None:

@@ -337,6 +337,16 @@ def abrocken_result(abrocken: Abrocken) -> AbrockenResult:
     return AbrockenResult(abrocken.band, abrocken.songs_on_stage, beers, gig, fans)
 
 
+def preview(event: Event) -> dict[str, Any]:
+    """What an Abrocken would score, worked out without recording it (the calculator).
+
+    Raises ParseError for any other event, IllegalAction when the Abrocken breaks a rule.
+    """
+    if not isinstance(event, Abrocken):
+        raise ParseError("only an Abrocken has a result to preview")
+    return abrocken_result(event).to_dict()
+
+
 # ---------------------------------------------------------------------------
 # State
 

@@ -23,15 +23,15 @@ class TurnButton:
     def __init__(
         self,
         pin: int,
-        on_press: Callable[[], None],
-        on_hold: Callable[[], None] | None = None,
+        on_press: Callable[[], object],
+        on_hold: Callable[[], object] | None = None,
         *,
         hold_seconds: float = 2.0,
         bounce_seconds: float = 0.05,
         pin_factory: Any = None,
         on_error: Callable[[BaseException], None] | None = None,
     ) -> None:
-        from gpiozero import Button
+        from gpiozero import Button  # type: ignore[import-untyped]
 
         if hold_seconds <= 0:
             raise ValueError("hold_seconds must be positive")
@@ -56,7 +56,7 @@ class TurnButton:
         """True while the button is down."""
         return bool(self._button.is_pressed)
 
-    def _call(self, callback: Callable[[], None] | None) -> None:
+    def _call(self, callback: Callable[[], object] | None) -> None:
         if callback is None:
             return
         try:

@@ -1,8 +1,10 @@
 """Frame sources: the Pi camera, a USB webcam, or recorded frames, behind one protocol.
 
 Every source hands out BGR ``uint8`` frames of shape (h, w, 3) with a timestamp, so
-recognition cannot tell a live camera from a replay. picamera2 and cv2's capture
-are imported only when such a source is opened, never at import time.
+recognition cannot tell a live camera from a replay (the demo's rendered throws are
+one more such source, :mod:`companion.hardware.demo`; ``tests/hardware/test_sources.py``
+runs one contract over them all). picamera2 and cv2's capture are imported only when
+such a source is opened, never at import time.
 
 A recorded *sequence* (``companion record``, ``companion eval throws``) is a folder::
 
@@ -139,15 +141,23 @@ class FrameSource(Protocol):
 
 
 def check_frame(image: object, name: str = "frame") -> np.ndarray:
-    """Return ``image`` if it is a usable BGR frame, else raise :class:`FrameError`."""
+    """Return ``image`` if it is a usable BGR frame, else raise :class:`FrameError`.
+
+    The one check every source here runs on what it hands out; the message names the
+    frame, what was wrong and what a usable frame is.
+    """
     if not isinstance(image, np.ndarray):
-        raise FrameError(f"{name}: expected an image array, got {type(image).__name__}")
+        raise FrameError(f"{name}: expected an image array, got {type(image).__name__}; "
+                         "the source delivered no picture")
     if image.dtype != np.uint8:
-        raise FrameError(f"{name}: expected 8-bit pixels, got {image.dtype}")
+        raise FrameError(f"{name}: expected 8-bit pixels, got {image.dtype}; "
+                         "frames must be 8-bit BGR colour images")
     if image.ndim != 3 or image.shape[2] != 3:
-        raise FrameError(f"{name}: expected a colour image (h, w, 3), got shape {image.shape}")
+        raise FrameError(f"{name}: expected a colour image (h, w, 3), got shape {image.shape}; "
+                         "set the camera to a BGR colour format")
     if image.shape[0] < 32 or image.shape[1] < 32:
-        raise FrameError(f"{name}: image of {image.shape[1]}x{image.shape[0]} is too small")
+        raise FrameError(f"{name}: image of {image.shape[1]}x{image.shape[0]} is too small; "
+                         "frames must be at least 32x32 pixels")
     return image
 
 
@@ -322,7 +332,8 @@ class OpenCVSource:
         self._frames += 1
         if self._frames == self._measure_frames:
             self._lock()
-        return Frame(check_frame(image), time.monotonic(), f"usb{self._index}")
+        name = f"usb{self._index}"
+        return Frame(check_frame(image, name), time.monotonic(), name)
 
     def close(self) -> None:
         """Release the device so another program may open it."""
@@ -339,7 +350,7 @@ def pick_sensor_mode(modes: Sequence[dict[str, Any]], fps: float) -> dict[str, A
 
 def fit_width(size: tuple[int, int], width: int) -> tuple[int, int]:
     """``size`` scaled down to at most ``width`` wide, both sides even (the ISP wants that)."""
-    w, h = size
+    w, h = float(size[0]), float(size[1])
     if w > width:
         w, h = width, h * width / w
     return int(w) // 2 * 2, int(round(h)) // 2 * 2
@@ -369,7 +380,7 @@ class PiCameraSource:
         self._cv2 = cv2
         if picamera2 is None:
             try:
-                from picamera2 import Picamera2
+                from picamera2 import Picamera2  # type: ignore[import-not-found]
             except ImportError:
                 raise CameraError(
                     "picamera2 is not installed: on the Pi run 'sudo apt install python3-picamera2'"
@@ -383,8 +394,8 @@ class PiCameraSource:
         self._cam = picamera2
         mode = pick_sensor_mode(getattr(self._cam, "sensor_modes", None) or [], fps)
         if size is None:
-            size = fit_width(tuple(mode["size"]), MAIN_WIDTH_MAX) if mode else (1280, 960)
-        main = fit_width(tuple(size), MAIN_WIDTH_MAX)
+            size = fit_width(mode["size"], MAIN_WIDTH_MAX) if mode else (1280, 960)
+        main = fit_width(size, MAIN_WIDTH_MAX)
         self.size = main
         self.lores_size = fit_width(main, LORES_WIDTH)
         self.fps = fps
@@ -423,7 +434,7 @@ class PiCameraSource:
             )
             if controls is not None:
                 self._cam.set_controls(controls)
-        return Frame(check_frame(image), time.monotonic(), "picamera", lores)
+        return Frame(check_frame(image, "picamera"), time.monotonic(), "picamera", lores)
 
     def close(self) -> None:
         """Stop and release the camera."""

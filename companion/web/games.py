@@ -27,7 +27,7 @@ from flask import (
 from companion.games import GAME_NAMES, game_module
 from companion.games.errors import ParseError
 from companion.games.parsing import read_json
-from companion.table import check_name
+from companion.table import WHO_MAX, check_name
 from companion.web import error_response, get_settings, get_table, i18n, wants_json
 from companion.web.security import (
     creation_limit,
@@ -42,7 +42,6 @@ from companion.web.security import (
 
 bp = Blueprint("games", __name__)
 
-WHO_MAX = 40
 FIELD_ECHO_MAX = 100
 
 

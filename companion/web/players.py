@@ -13,7 +13,7 @@ from typing import Any
 
 from flask import Blueprint, Response, redirect, render_template, request, url_for
 
-from companion.session import csv_cell
+from companion.domain.csvexport import csv_cell
 from companion.stats import COUNTERS
 from companion.web import error_response, get_table, i18n, keeper
 from companion.web.charts import halves_chart

@@ -32,8 +32,7 @@ def _words() -> dict[str, str]:
 @bp.get("/status")
 def status_page() -> str:
     """One line per check, as ``companion doctor`` prints them."""
-    return render_template("status.html", checks=get_table().status(), words=_words(),
-                           button=get_table().latest_button())
+    return render_template("status.html", checks=get_table().status(), words=_words())
 
 
 @bp.get("/status.json")

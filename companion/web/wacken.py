@@ -2,8 +2,9 @@
 
 The calculator posts the band, its songs on stage, the initiator and per player
 whether they join with how many beers, matching Rock! cards and matching songs.
-``/preview`` asks the engine for the arithmetic without storing anything, so the
-table sees "2 × 3 = 6" before the scorekeeper records; ``/abrocken`` records it.
+``/preview`` asks the engine, through the table, for the arithmetic without storing
+anything, so the table sees "2 × 3 = 6" before the scorekeeper records; ``/abrocken``
+records it.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from typing import Any
 
 from flask import Blueprint, jsonify, request
 
-from companion.games import wacken as engine
 from companion.games.errors import ParseError
 from companion.games.parsing import whole_number
 from companion.web import get_table, i18n
@@ -76,8 +76,8 @@ def _abrocken_action(players: list[str]) -> dict[str, Any]:
 def preview(game_id: int) -> Any:
     """The engine's arithmetic for the entered Abrocken (nothing is stored; anyone may ask)."""
     snap = ensure_game(game_id, NAME)
-    event = engine.event_from_dict(_abrocken_action(snap["setup"]["players"]))
-    return jsonify(result=engine.abrocken_result(event).to_dict())
+    action = _abrocken_action(snap["setup"]["players"])
+    return jsonify(result=get_table().preview(game_id, action))
 
 
 @bp.post("/abrocken")

@@ -10,6 +10,7 @@ from companion.hardware.camera import (
     fit_width,
     pick_sensor_mode,
 )
+from tests.hardware.fake_capture import FakeCapture
 from tests.hardware.fake_picamera2 import IMX477_MODES, FakePicamera2
 
 
@@ -105,37 +106,6 @@ def test_exposure_lock_waits_for_steady_values_and_gives_up_waiting_after_a_whil
     drifting = ExposureLock(10000)
     answers = [drifting.feed(1000 + 500 * i, 1.0, (1.5, 1.5)) for i in range(MEASURE_FRAMES[1])]
     assert answers.count(None) == MEASURE_FRAMES[1] - 1 and answers[-1]["ExposureTime"] == 10000
-
-
-class FakeCapture:
-    """cv2.VideoCapture's contract: set() answers whether the driver took the property."""
-
-    def __init__(self, supported=None):
-        import cv2
-
-        self.cv2 = cv2
-        self.props = {cv2.CAP_PROP_EXPOSURE: 156.0, cv2.CAP_PROP_WB_TEMPERATURE: 4600.0}
-        self.supported = supported
-        self.log = []
-
-    def isOpened(self):  # noqa: N802 - cv2's spelling
-        return True
-
-    def set(self, prop, value):
-        self.log.append((prop, value))
-        if self.supported is not None and prop not in self.supported:
-            return False
-        self.props[prop] = value
-        return True
-
-    def get(self, prop):
-        return self.props.get(prop, 0.0)
-
-    def read(self):
-        return True, np.zeros((480, 640, 3), np.uint8)
-
-    def release(self):
-        pass
 
 
 def test_usb_camera_keeps_one_buffer_and_locks_exposure_after_it_settled():

@@ -149,8 +149,8 @@ def test_a_rock_the_bock_roll_and_choice_are_corrected_with_the_entry_controls(s
 def test_the_camera_pipeline_shows_its_annotated_picture_and_what_the_button_would_record(
     server, phone
 ):
-    from companion.app import Companion
-    from companion.camera_demo import RenderedThrowSource
+    from companion.hardware.demo import Throw, ThrowSource
+    from companion.pipeline import Companion
     from companion.vision.recognizer import PipRecognizer
     from companion.vision.render import render_throw
     from companion.vision.settle import SettleDetector
@@ -163,7 +163,9 @@ def test_the_camera_pipeline_shows_its_annotated_picture_and_what_the_button_wou
     still = render_throw(3, 3, size=(960, 720), faces=(6, 6, 2)).image
     import threading
 
-    companion.run_camera(RenderedThrowSource(moving, still, 5, 0.0, 0.1), threading.Event())
+    throws = iter([Throw(moving, still)])
+    companion.run_camera(ThrowSource(lambda: next(throws, None), still_frames=5, interval=0.1),
+                         threading.Event())
     _, info = server.table.latest_picture()
     camera.wait_for_selector("#reading li")
     assert camera.locator("#reading li").count() == len(info["dice"])

@@ -16,7 +16,8 @@ import pytest
 from conftest import PIN
 
 from companion.cli import main
-from companion.commands.web import FIXTURES, DemoPlayer, demo_logs
+from companion.commands.web import FIXTURES
+from companion.demo import DemoPlayer, demo_logs
 
 ROOT = Path(__file__).resolve().parents[2]
 

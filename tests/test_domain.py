@@ -12,16 +12,11 @@ from counter_game import add
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from companion.domain.csvexport import format_csv
+from companion.domain.entry import Entry
+from companion.domain.fold import Fold, LogError, fold_entries
+from companion.domain.gamelog import format_log, read_log
 from companion.games import IllegalAction, ParseError
-from companion.session import (
-    Entry,
-    Fold,
-    LogError,
-    fold_entries,
-    format_csv,
-    format_log,
-    read_log,
-)
 
 SETUP = cg.Setup(("Anna", "Ben"))
 
