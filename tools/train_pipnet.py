@@ -49,6 +49,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the script runs from a venv that need not install the project
 
 from companion.evaluation import LabelledDie, evaluate, match, read_labels  # noqa: E402
+from companion.evaluation import photo_split as evaluation_split  # noqa: E402
 from companion.synth.scene import straightened  # noqa: E402
 from companion.vision.detect import FinderOptions, find_dice  # noqa: E402
 from companion.vision.pipnet import CLASSES, INPUT, SPAN, PipNet, crop_die, to_blob  # noqa: E402
@@ -158,15 +159,31 @@ def _add_regions(
             )
 
 
+# Which photos a split trains on and which it measures after training. ``train`` and
+# ``train+validation`` follow ``companion.evaluation.PHOTO_SPLITS``: a ``train`` run is
+# measured on the validation photos (where recipes and thresholds are chosen), a
+# ``train+validation`` run on the hold-out photos, nothing else having been fitted there.
+# ``even``/``odd`` are the older halves (the odd half holds validation and hold-out both).
+TRAIN_SPLITS = {
+    "all": (("all",), ()),
+    "train": (("train",), ("validation",)),
+    "train+validation": (("train", "validation"), ("holdout",)),
+    "even": (("train",), ("validation", "holdout")),
+    "odd": (("validation", "holdout"), ("train",)),
+}
+
+
 def photo_split(photos: Path, split: str) -> tuple[list[Path], list[Path]]:
-    """Training and held-out images of tray-a for ``split`` (all, even or odd index)."""
+    """Training and left-out images of tray-a for ``split`` (one of ``TRAIN_SPLITS``)."""
     images = sorted((photos / "images").glob("*.jpg"))
     if not images:
         raise SystemExit(f"no images/*.jpg in {photos}; pass --photos DIR of tray-a")
-    if split == "all":
-        return images, []
-    keep = 0 if split == "even" else 1
-    return images[keep::2], images[1 - keep :: 2]
+    trained, measured = TRAIN_SPLITS[split]
+
+    def of(names: tuple[str, ...]) -> list[Path]:
+        return sorted({p for name in names for p in evaluation_split(images, name)})
+
+    return of(trained), of(measured)
 
 
 def collect(
@@ -297,12 +314,15 @@ class PipCNN(nn.Module):
     converge in fewer epochs; the export folds it into the convolutions before it.
     """
 
-    def __init__(self, widths: tuple[int, ...] = (16, 32, 64, 64), hidden: int = 96) -> None:
+    def __init__(
+        self, widths: tuple[int, ...] = (16, 32, 64, 64), hidden: int = 96, channels: int = 3
+    ) -> None:
         super().__init__()
         self.widths = widths
         self.hidden = hidden
+        self.channels = channels
         layers: list[nn.Module] = []
-        for a, b in zip((3, *widths), widths, strict=False):
+        for a, b in zip((channels, *widths), widths, strict=False):
             layers += [nn.Conv2d(a, b, 3, padding=1), nn.BatchNorm2d(b), nn.ReLU(), nn.MaxPool2d(2)]
         self.features = nn.Sequential(*layers)
         side = INPUT // 2 ** len(widths)
@@ -385,7 +405,11 @@ def export_onnx(model: PipCNN, path: Path) -> None:
         nodes,
         inits,
         "pipnet",
-        [helper.make_tensor_value_info("input", TensorProto.FLOAT, ["N", 3, INPUT, INPUT])],
+        [
+            helper.make_tensor_value_info(
+                "input", TensorProto.FLOAT, ["N", model.channels, INPUT, INPUT]
+            )
+        ],
         [helper.make_tensor_value_info("output", TensorProto.FLOAT, ["N", len(CLASSES) + 2])],
         "tools/train_pipnet.py",
         path,
@@ -393,12 +417,17 @@ def export_onnx(model: PipCNN, path: Path) -> None:
 
 
 def train(
-    samples: list[Sample], epochs: int, seed: int, widths: tuple[int, ...]
+    samples: list[Sample],
+    epochs: int,
+    seed: int,
+    widths: tuple[int, ...],
+    hidden: int = 96,
+    channels: int = 3,
 ) -> tuple[PipCNN, list[dict]]:
     """Train the net on fresh variations of ``samples`` each epoch; returns it and a log."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    model = PipCNN(widths)
+    model = PipCNN(widths, hidden, channels)
     optimiser = torch.optim.Adam(model.parameters(), lr=2e-3, weight_decay=1e-4)
     batch = 128
     steps = epochs * math.ceil(len(samples) / batch)
@@ -408,7 +437,7 @@ def train(
     for epoch in range(epochs):
         t0 = time.perf_counter()
         crops, classes, offsets = cut(samples, rng)
-        x = torch.from_numpy(to_blob(crops))
+        x = torch.from_numpy(to_blob(crops, channels))
         y = torch.from_numpy(classes)
         o = torch.from_numpy(offsets)
         order = torch.from_numpy(rng.permutation(len(samples)))
@@ -506,7 +535,7 @@ def _failures(rows_csv: Path) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--photos", default=str(ROOT.parent / "shared" / "dice-photos" / "tray-a"))
-    parser.add_argument("--split", choices=("all", "even", "odd"), default="all")
+    parser.add_argument("--split", choices=tuple(TRAIN_SPLITS), default="train+validation")
     parser.add_argument("--rendered", type=int, default=150, help="rendered throws to add")
     parser.add_argument(
         "--photo-weight", type=int, default=2, help="times each photo sample is seen per epoch"
@@ -528,6 +557,11 @@ def main(argv: list[str] | None = None) -> int:
         default=(16, 32, 64, 64),
         help="channels of the four conv blocks, comma-separated (default 16,32,64,64)",
     )
+    parser.add_argument("--hidden", type=int, default=96, help="width of the dense layer")
+    parser.add_argument(
+        "--channels", type=int, choices=(3, 6), default=3,
+        help="6: the crop also normalised over its centre (companion.vision.pipnet.to_blob)",
+    )
     parser.add_argument("--out", default=str(ROOT / "models" / "pipnet.onnx"))
     parser.add_argument(
         "--spotter",
@@ -535,7 +569,6 @@ def main(argv: list[str] | None = None) -> int:
         help="pip spotter whose regions are trained on besides the classical finder's and"
         " which the evaluation uses ('' for the classical finder only)",
     )
-    parser.add_argument("--holdout-from", help="metadata of a hold-out run to carry over")
     parser.add_argument(
         "--evaluate-only",
         action="store_true",
@@ -554,12 +587,13 @@ def main(argv: list[str] | None = None) -> int:
         meta_path = out.with_suffix(".json")
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
         meta |= evaluation_record(
-            PipNet(out), photos, train_images, held_images, args.seed, spotter
+            PipNet(out), photos, train_images, held_images, args.seed, spotter,
+            TRAIN_SPLITS[args.split][1],
         )
         meta["evaluated"] = datetime.date.today().isoformat()
         meta_path.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
         print(json.dumps(
-            {k: meta[k] for k in ("odd_photos_after_training", "trained_on") if k in meta}, indent=2
+            {k: meta[k] for k in ("after_training", "trained_on") if k in meta}, indent=2
         ))
         return 0
     t0 = time.perf_counter()
@@ -570,15 +604,22 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(samples)} samples in {t1 - t0:.0f} s: {counts}", flush=True)
     photo = [s for s in samples if s.photo]
     model, log = train(
-        samples + photo * (args.photo_weight - 1), args.epochs, args.seed, args.widths
+        samples + photo * (args.photo_weight - 1), args.epochs, args.seed, args.widths,
+        args.hidden,
+        args.channels,
     )
     t2 = time.perf_counter()
     export_onnx(model, out)
+    # PipNet reads the input's channels from the metadata beside the model; the whole
+    # record follows once the model is measured.
+    out.with_suffix(".json").write_text(
+        json.dumps({"input": [1, args.channels, INPUT, INPUT]}) + "\n", encoding="utf-8"
+    )
     net = PipNet(out)
     # The exported graph must compute what torch computed.
     crops, _, _ = cut(samples[:64], None)
     with torch.no_grad():
-        expected = model(torch.from_numpy(to_blob(crops))).numpy()
+        expected = model(torch.from_numpy(to_blob(crops, args.channels))).numpy()
     got_probs, got_offsets = net.classify(crops)
     e = np.exp(expected[:, : len(CLASSES)] - expected[:, : len(CLASSES)].max(1, keepdims=True))
     drift = max(
@@ -596,9 +637,11 @@ def main(argv: list[str] | None = None) -> int:
         ),
         "date": datetime.date.today().isoformat(),
         "seed": args.seed,
-        "input": [1, 3, INPUT, INPUT],
+        "input": [1, args.channels, INPUT, INPUT],
         "input_note": f"BGR crop of SPAN={SPAN} finder die edges, turned along the die; "
-        "per-crop zero mean, unit spread (companion.vision.pipnet.to_blob)",
+        "per-crop zero mean, unit spread"
+        + (", then again over the crop's centre" if args.channels == 6 else "")
+        + " (companion.vision.pipnet.to_blob)",
         "classes": [str(c) if c is not None else "not_a_die" for c in CLASSES],
         "outputs": "7 class logits, then top-face centre offset (x, y) in crop widths",
         "layers": model.describe(),
@@ -619,17 +662,13 @@ def main(argv: list[str] | None = None) -> int:
         "train_log_last": log[-1],
         "export_drift": drift,
     }
-    meta |= evaluation_record(net, photos, train_images, held_images, args.seed, spotter)
-    if args.holdout_from:
-        before = json.loads(Path(args.holdout_from).read_text(encoding="utf-8"))
-        meta["odd_photos_after_training"] = before["odd_photos_after_training"] | {
-            "model": before["command"]
-        }
-        meta["odd_photos_sure_check"] = before.get("odd_photos_sure_check")
+    meta |= evaluation_record(
+        net, photos, train_images, held_images, args.seed, spotter, TRAIN_SPLITS[args.split][1]
+    )
     meta_path = out.with_suffix(".json")
     meta_path.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
     print(json.dumps(
-            {k: meta[k] for k in ("odd_photos_after_training", "trained_on") if k in meta}, indent=2
+            {k: meta[k] for k in ("after_training", "trained_on") if k in meta}, indent=2
         ))
     print(f"wrote {out} and {meta_path} in {time.perf_counter() - t0:.0f} s")
     return 0
@@ -642,24 +681,28 @@ def evaluation_record(
     held_images: list[Path],
     seed: int,
     spotter: PipSpotter | None,
+    measured: tuple[str, ...] = (),
 ) -> dict:
-    """Figures on the images the split left out, else trained-on figures.
+    """Figures on the images the split left out (``measured`` names their splits), else
+    trained-on figures.
 
-    The left-out (odd-index) photos hold both the validation split, on which the
-    recogniser's flag rule is chosen (``tools/tune_flag.py``), and the hold-out split
-    (``companion.evaluation.PHOTO_SPLITS``): so these are not hold-out figures once the
-    rule has been tuned; measure the hold-out with ``companion eval pips --split holdout``.
+    Only a ``train+validation`` run's left-out photos are the hold-out alone: an ``even``
+    run's hold both the validation split, on which the flag rule is chosen
+    (``tools/tune_flag.py``), and the hold-out; a ``train`` run's are validation photos.
     """
     if held_images:
         held, _ = collect(photos, held_images, 0, seed, spotter)
+        kind = "hold-out" if measured == ("holdout",) else "validation (not a hold-out)"
         return {
-            "odd_photos_after_training": {
-                "images": f"tray-a, the {len(held_images)} images the split left out",
+            "after_training": {
+                "measured_on": list(measured),
+                "kind": kind,
+                "images": f"tray-a, the {len(held_images)} {'+'.join(measured)} images",
                 "crops": crop_figures(net, held),
                 "pipeline": eval_folder(net, photos, held_images, spotter),
                 "pip_counter_same_run": eval_folder(None, photos, held_images, spotter),
             },
-            "odd_photos_sure_check": _sure_check(net, held),
+            "sure_check": _sure_check(net, held),
         }
     return {
         "trained_on": {

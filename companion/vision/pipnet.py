@@ -14,6 +14,7 @@ same file loads on OpenCV 4.6 (Debian 12, the Pi) and newer.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,10 @@ DEFAULT_MODEL = Path(__file__).resolve().parents[2] / "models" / "pipnet.onnx"
 # Below this softmax confidence a reading is flagged uncertain; see models/pipnet.json
 # for how often readings above and below it were right on the hold-out photos.
 SURE = 0.7
+# The centre of a crop where the die's top face lies, as a share of the crop's side: the
+# crop spans ``SPAN`` finder edges, and the top face is about 0.8 of one (the finder's
+# outline takes in the side walls).
+FACE_SHARE = 0.55
 
 
 @dataclass(frozen=True)
@@ -62,11 +67,16 @@ def crop_die(
     return crop, cv2.invertAffineTransform(m)
 
 
-def to_blob(crops: np.ndarray) -> np.ndarray:
-    """Turn uint8 BGR crops (N, INPUT, INPUT, 3) into the net's float input (N, 3, INPUT, INPUT).
+def to_blob(crops: np.ndarray, channels: int = 3) -> np.ndarray:
+    """Turn uint8 BGR crops (N, INPUT, INPUT, 3) into the net's float input
+    (N, ``channels``, INPUT, INPUT).
 
     Each crop is set to zero mean and unit spread over all its pixels and channels, so
     dim or bright light and a camera's contrast matter less while colours stay apart.
+    With ``channels`` 6 the same crop follows once more, set to zero mean and unit spread
+    over its centre (``FACE_SHARE`` of its side, where the top face lies) and clipped:
+    on a dark die with red pips the floor around it takes up most of the crop's spread,
+    and the pips come out faint; measured on the face alone they stand out.
     Raises ``VisionError`` for anything but such a stack of crops.
     """
     if (
@@ -81,12 +91,20 @@ def to_blob(crops: np.ndarray) -> np.ndarray:
             f"the pip net reads uint8 BGR crops of shape (N, {INPUT}, {INPUT}, 3), got {got} "
             f"of {dtype}; cut them with crop_die()"
         )
+    if channels not in (3, 6):
+        raise VisionError(f"the pip net takes 3 or 6 input channels, not {channels}")
     x = crops.astype(np.float32) / 255.0
     mean = x.mean(axis=(1, 2, 3), keepdims=True)
     std = x.std(axis=(1, 2, 3), keepdims=True)
     # The floor keeps a flat crop (empty tray) from blowing its noise up to full contrast.
-    x = (x - mean) / np.maximum(std, 0.04)
-    return np.ascontiguousarray(x.transpose(0, 3, 1, 2))
+    planes = [(x - mean) / np.maximum(std, 0.04)]
+    if channels == 6:
+        lo = round(INPUT * (1 - FACE_SHARE) / 2)
+        face = x[:, lo : INPUT - lo, lo : INPUT - lo]
+        mean = face.mean(axis=(1, 2, 3), keepdims=True)
+        std = face.std(axis=(1, 2, 3), keepdims=True)
+        planes.append(np.clip((x - mean) / np.maximum(std, 0.04), -4.0, 4.0))
+    return np.ascontiguousarray(np.concatenate(planes, axis=3).transpose(0, 3, 1, 2))
 
 
 def view_of(crops: np.ndarray, k: int) -> np.ndarray:
@@ -122,6 +140,7 @@ class PipNet:
                 f"pip model {self.path} not found; train it with tools/train_pipnet.py "
                 "or restore models/pipnet.onnx"
             )
+        self.channels = _input_channels(self.path)
         try:
             self._net = read_onnx(self.path)
         except cv2.error as exc:
@@ -135,7 +154,7 @@ class PipNet:
 
     def classify(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Softmax over ``CLASSES`` (N, 7) and top-face offsets in crop widths (N, 2)."""
-        blob = to_blob(crops)
+        blob = to_blob(crops, self.channels)
         if len(blob) == 0:
             return np.zeros((0, len(CLASSES)), np.float32), np.zeros((0, 2), np.float32)
         self._net.setInput(blob)
@@ -193,6 +212,24 @@ class PipNet:
                 )
             )
         return guesses
+
+
+def _input_channels(model: Path) -> int:
+    """The input channels of a pip model, from its metadata file beside it ("input":
+    [1, C, INPUT, INPUT]); 3 when it has none (the first models)."""
+    meta = model.with_suffix(".json")
+    if not meta.is_file():
+        return 3
+    try:
+        shape = json.loads(meta.read_text(encoding="utf-8")).get("input", [1, 3])
+        channels = int(shape[1])
+    except (ValueError, TypeError, IndexError, AttributeError, UnicodeDecodeError) as exc:
+        raise VisionError(
+            f"the pip model's metadata {meta} is unreadable ({exc}); restore it with the model"
+        ) from None
+    if channels not in (3, 6):
+        raise VisionError(f"{meta} says the model takes {channels} channels; expected 3 or 6")
+    return channels
 
 
 def load_pipnet(path: Path | str = DEFAULT_MODEL) -> PipNet | None:

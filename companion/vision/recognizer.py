@@ -6,8 +6,10 @@ import math
 import time
 from dataclasses import replace
 
+import cv2
 import numpy as np
 
+from companion.vision.autotray import TrayKeeper
 from companion.vision.detect import FinderOptions, check_frame, find_dice
 from companion.vision.pipnet import PipNet, load_pipnet
 from companion.vision.pips import read_pips
@@ -59,9 +61,11 @@ class PipRecognizer:
 
     Every frame is read in a top-down view at the nets' scale (``view``, ``rectify.py``):
     with a ``TrayProfile`` of four corners the tray polygon straightened (nothing outside
-    the tray is looked at), without one the whole frame scaled; the dice are found and
-    read there and their regions mapped back to frame pixels. The die size that sets the
-    scale is measured by the spotter (``die_size``).
+    the tray is looked at); without one, the tray the recogniser finds in the frame itself
+    (``tray``, ``autotray.py``; ``look_for_tray=False`` turns that off), else the whole
+    frame scaled; the dice are found and read there and their regions mapped back to
+    frame pixels. The die size that sets the scale is measured by the spotter
+    (``die_size``).
     ``finder`` says where the dice come from: ``"spotter"`` the learned pip spotter
     (``spotter``, or ``models/pipspot.onnx``), which must then exist; ``"classic"`` the
     classical finder (``detect.py``); ``"auto"`` the spotter when its model file is
@@ -84,6 +88,7 @@ class PipRecognizer:
         finder: str = "auto",
         spotter: PipSpotter | None = None,
         max_dice: int | None = None,
+        look_for_tray: bool = True,
     ) -> None:
         if max_dice is not None and (isinstance(max_dice, bool) or max_dice < 1):
             raise ValueError(f"max_dice must be a whole number of at least 1, not {max_dice!r}")
@@ -96,6 +101,10 @@ class PipRecognizer:
         self.pipnet = None if count_pips else pipnet or load_pipnet()
         self.spotter = choose_spotter(finder, spotter, PipSpotter, PIP_MODEL)
         self.finder = "classic" if self.spotter is None else "spotter"
+        # Without a profile, the tray is looked for in the frame (``autotray.py``).
+        self.keeper = (
+            TrayKeeper(self._holds_the_dice) if look_for_tray and profile is None else None
+        )
         self._die_sizes: dict[tuple[int, int], list[float]] = {}
         self._reads: dict[tuple[int, int], int] = {}
 
@@ -105,6 +114,36 @@ class PipRecognizer:
             f" finder={self.finder!r}, max_dice={self.max_dice!r})"
         )
 
+    def tray(self, frame: np.ndarray) -> TrayProfile | None:
+        """The tray this frame is read in: the profile's; without one, the tray found in
+        the frame and kept while the camera shows it in the same place
+        (``autotray.TrayKeeper``); else None (the whole frame is read)."""
+        if self.keeper is None:
+            return self.profile
+        return self.keeper.tray(frame)
+
+    def _holds_the_dice(self, frame: np.ndarray, tray: TrayProfile) -> float | None:
+        """The median edge of the sure dice read in a tray found in ``frame``, when the
+        tray is where its dice are; else None.
+
+        It is when, read in it, at least one die is sure, and read in the whole frame, no
+        more sure dice lie more than an edge outside it than were sure in it. On the bare
+        tray-a photos the finder sometimes outlines a lit strip of the paper the tray
+        stands on, with every die outside; in a bar set-up the whole frame shows a few
+        sure phantoms on the bar beside the tray's dice, up to 4 beside 5 (validation
+        photos and scenes).
+        """
+        inside = [d for d in self._read(frame, tray).dice if not d.uncertain]
+        if not inside:
+            return None
+        quad = np.array(tray.corners, np.float32).reshape(-1, 1, 2)
+        edge = float(np.median([d.region.size for d in inside]))
+        outside = [
+            d for d in self._read(frame, None).dice
+            if not d.uncertain and cv2.pointPolygonTest(quad, d.region.center, True) < -edge
+        ]
+        return edge if len(outside) <= len(inside) else None
+
     def view(self, frame: np.ndarray) -> TrayView | None:
         """The top-down view at the nets' scale the frame is read in (``rectify.py``).
 
@@ -113,30 +152,35 @@ class PipRecognizer:
         spotter measures (``die_size``); until it has seen a die, the profile's. None
         without a profile when no die is seen anywhere: there is nothing to read.
         """
-        return self._view(frame, self._die(frame))
+        profile = self.tray(frame)
+        return self._view(frame, profile, self._die(frame, profile))
 
-    def _die(self, frame: np.ndarray) -> float | None:
+    def _die(self, frame: np.ndarray, profile: TrayProfile | None) -> float | None:
         """The die edge in frame pixels: measured, else the profile's, else unknown."""
-        die = self.die_size(frame)
-        if die is None and self.profile is not None:
-            die = _scaled_die(self.profile, frame.shape[1])
+        die = self.die_size(frame, profile)
+        if die is None and profile is not None:
+            die = _scaled_die(profile, frame.shape[1])
         return die
 
-    def _view(self, frame: np.ndarray, die: float | None) -> TrayView | None:
+    def _view(
+        self, frame: np.ndarray, profile: TrayProfile | None, die: float | None
+    ) -> TrayView | None:
         h, w = frame.shape[:2]
         if die is not None and self.pipnet is None:
             # The pip counter works on pixels, not on what a net was trained on: a view
             # that shrank the dice would only lose pips, so it straightens but never shrinks.
             die = min(die, CANON_DIE)
-        if self.profile is not None:
-            if len(self.profile.corners) != 4:
+        if profile is not None:
+            if len(profile.corners) != 4:
                 return None  # a hand-made tray of more corners: read the frame as it is
-            return tray_view(self.profile, (w, h), die)
+            return tray_view(profile, (w, h), die)
         if die is None:
             return None
         return TrayView.scaled((w, h), _snap(CANON_DIE / die))
 
-    def die_size(self, frame: np.ndarray) -> float | None:
+    def die_size(
+        self, frame: np.ndarray, profile: TrayProfile | None = None
+    ) -> float | None:
         """The die edge in frame pixels for this camera set-up, as the spotter measures it.
 
         Measured (in the straightened tray with a profile) on each of the first
@@ -145,13 +189,16 @@ class PipRecognizer:
         their size, one die seen askew should not set the scale, and a camera moved
         during the evening is followed. Until the spotter has measured a size, the
         profile's is used (``companion calibrate tray`` measures it the same way).
+        ``profile`` is the tray the frame is read in (``tray``), the recogniser's own
+        when not given.
         """
+        profile = profile or self.profile
         h, w = frame.shape[:2]
         seen = self._die_sizes.setdefault((w, h), [])
         count = self._reads[(w, h)] = self._reads.get((w, h), 0) + 1
         if len(seen) < SIZE_FRAMES or count % SIZE_EVERY == 0:
-            if self.profile is not None and len(self.profile.corners) == 4:
-                view = tray_view(self.profile, (w, h), None)
+            if profile is not None and len(profile.corners) == 4:
+                view = tray_view(profile, (w, h), None)
                 die = self._measure(view.warp(frame))
                 die = None if die is None else die / view.scale
             else:
@@ -164,9 +211,25 @@ class PipRecognizer:
     def _measure(self, image: np.ndarray) -> float | None:
         """The die edge in ``image`` pixels: the spotter's estimate, or the finder's median."""
         if self.spotter is not None:
-            return self.spotter.estimate_die_size(image)
+            return self.spotter.estimate_die_size(image, accept=self._is_die)
         regions = find_in_tray(image, None, PIP_WORK_SIDE)
         return float(np.median([r.size for r in regions])) if regions else None
+
+    def _is_die(self, image: np.ndarray, regions: list[DieRegion]) -> list[bool]:
+        """Whether the pip net is sure each region is a die of some value (``FLAG_BELOW``),
+        for the die size estimate; without a net every region counts.
+
+        The net is asked to be as sure as it must be for a reading it does not flag: it
+        reads a coaster's ring or a glass's foot seen as one large die as a one or a two
+        at 0.45-0.86 (bar clutter of the validation scenes), and a real die at rest at
+        0.97 or more.
+        """
+        if self.pipnet is None:
+            return [True] * len(regions)
+        return [
+            g.value is not None and g.confidence >= FLAG_BELOW
+            for g in self.pipnet.read(image, regions)
+        ]
 
     def read(self, frame: np.ndarray) -> Reading:
         """Find and read every die in a BGR frame; timings per stage in ``timings_ms``.
@@ -175,22 +238,36 @@ class PipRecognizer:
         regions come back in frame pixels.
         """
         check_frame(frame)
+        t0 = time.perf_counter()
+        profile = self.tray(frame)
+        reading = self._read(frame, profile)
+        if self.keeper is not None:
+            timings = dict(reading.timings_ms)
+            timings["tray"] = (time.perf_counter() - t0) * 1000.0 - timings["total"]
+            timings["total"] += timings["tray"]
+            reading = replace(reading, timings_ms=timings)
+        return reading
+
+    def _read(self, frame: np.ndarray, profile: TrayProfile | None) -> Reading:
+        """``read`` in the tray ``profile`` (None: the whole frame)."""
         h, w = frame.shape[:2]
         t0 = time.perf_counter()
-        die = self._die(frame)
-        view = self._view(frame, die)
-        if view is None and self.profile is None:
+        die = self._die(frame, profile)
+        view = self._view(frame, profile, die)
+        if view is None and profile is None:
             # No die anywhere in the frame at any size.
             dice: list[Die] = []
             t1 = t2 = time.perf_counter()
         elif view is None:
             # A tray of more than four corners: read the frame as it is, inside the tray.
             t1 = time.perf_counter()
-            dice, t2 = self._find_and_read(frame, None)
+            dice, t2 = self._find_and_read(frame, None, profile)
         else:
             image = frame if view.is_identity else view.warp(frame)
             t1 = time.perf_counter()
-            dice, t2 = self._find_and_read(image, CANON_DIE if die is None else die * view.scale)
+            dice, t2 = self._find_and_read(
+                image, CANON_DIE if die is None else die * view.scale, profile
+            )
             dice = [view.die_to_frame(d) for d in dice]
         t3 = time.perf_counter()
         return Reading(
@@ -223,18 +300,20 @@ class PipRecognizer:
             },
         )
 
-    def _find_and_read(self, image: np.ndarray, die: float | None) -> tuple[list[Die], float]:
+    def _find_and_read(
+        self, image: np.ndarray, die: float | None, profile: TrayProfile | None = None
+    ) -> tuple[list[Die], float]:
         """The dice of ``image`` (a view with dice ``die`` pixels across, or with ``die``
-        None the frame itself inside the profile's tray), and when finding them ended."""
+        None the frame itself inside ``profile``'s tray), and when finding them ended."""
         if self.spotter is not None:
             if die is None:
-                regions = self.spotter.spot(image, self.profile)
+                regions = self.spotter.spot(image, profile)
             else:
                 # A die of ``CANON_DIE`` pixels at ``VIEW_SCALE``, whatever the view's scale
                 # came out (the pip counter's views are never shrunk).
                 regions = self.spotter.spot_at(image, VIEW_SCALE * CANON_DIE / die)
         elif die is None:
-            regions = find_in_tray(image, self.profile, PIP_WORK_SIDE)
+            regions = find_in_tray(image, profile, PIP_WORK_SIDE)
         else:
             regions = find_dice(image, FinderOptions(die_size=die, work_side=PIP_WORK_SIDE))
         found = time.perf_counter()

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
@@ -302,7 +303,10 @@ class DieSpotter:
         return decode(maps, scale, self.threshold)
 
     def estimate_die_size(
-        self, frame: np.ndarray, sides: tuple[int, ...] = ESTIMATE_SIDES
+        self,
+        frame: np.ndarray,
+        sides: tuple[int, ...] = ESTIMATE_SIDES,
+        accept: Callable[[np.ndarray, list[DieRegion]], list[bool]] | None = None,
     ) -> float | None:
         """The die edge in frame pixels, from the spotter run at a few working sizes.
 
@@ -314,6 +318,11 @@ class DieSpotter:
         seen as one at a coarser size are each more than half of it). The size that
         scores most wins (the coarser on a tie) and the median edge of its dice is the
         estimate. None where no size finds a sure die.
+
+        ``accept`` (the frame and the dice found at one size, one answer per die) is a
+        second opinion on what the spotter takes for a die: the pip recogniser asks its
+        net, so that a coaster's ring or a glass's foot the spotter takes for a large die
+        at a coarse size does not set the scale for the whole frame.
         """
         h, w = frame.shape[:2]
         lo, hi = 0.8 * _TRAINED_DIE[0], 1.25 * _TRAINED_DIE[1]
@@ -334,6 +343,8 @@ class DieSpotter:
                     for s in seen
                 )
             ]
+            if accept is not None and fresh:
+                fresh = [r for r, ok in zip(fresh, accept(frame, fresh), strict=True) if ok]
             score = sum(r.confidence for r in fresh)
             if fresh and (best is None or score > best[0]):
                 best = (score, float(np.median([r.size for r in fresh])))

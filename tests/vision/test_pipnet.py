@@ -112,11 +112,13 @@ def test_the_net_looks_again_at_unsure_dice_only():
     frame = frame_with_dice(dice, colours=[COLOURS["green"]], seed=4)
     sure_net = _Recording(sure=0.0)
     assert sorted(PipRecognizer(pipnet=sure_net).read(frame).values) == [1, 2, 3, 4, 5, 6]
-    assert sure_net.calls == [(6, 1)]  # all sure: one pass, no second look
+    # The reading's own pass comes last (the die size estimate asks the net first).
+    assert sure_net.calls[-1] == (6, 1)
+    assert all(views == 1 for _, views in sure_net.calls)  # all sure: no second look
     doubting = _Recording(sure=1.01)
     reading = PipRecognizer(pipnet=doubting).read(frame)
     # Every region unsure: all of them read again from LOOK_AGAIN_VIEWS views.
-    (first, views), (again, again_views) = doubting.calls
+    (first, views), (again, again_views) = doubting.calls[-2:]
     assert again == first >= 6 and (views, again_views) == (1, LOOK_AGAIN_VIEWS)
     assert sorted(reading.values) == [1, 2, 3, 4, 5, 6]
 
@@ -222,6 +224,42 @@ def test_wrong_crops_are_refused(net, crops):
         net.classify(crops)
     with pytest.raises(VisionError):
         to_blob(crops)
+
+
+def test_six_channels_add_the_crop_seen_against_its_own_face():
+    rng = np.random.default_rng(5)
+    crops = rng.integers(0, 256, (3, INPUT, INPUT, 3), dtype=np.uint8)
+    # A dark die with faint red pips on a light floor: most of the crop's spread is the
+    # floor against the die.
+    crops[2] = 200
+    lo, hi = 11, INPUT - 11
+    crops[2, lo:hi, lo:hi] = (30, 30, 40)
+    crops[2, 20:24, 20:24] = (30, 30, 70)
+    three, six = to_blob(crops), to_blob(crops, 6)
+    assert three.shape == (3, 3, INPUT, INPUT) and six.shape == (3, 6, INPUT, INPUT)
+    np.testing.assert_array_equal(six[:, :3], three)
+    pip, face = (slice(20, 24), slice(20, 24)), (slice(26, 30), slice(26, 30))
+    faint = three[2, 2][pip].mean() - three[2, 2][face].mean()
+    clear = six[2, 5][pip].mean() - six[2, 5][face].mean()
+    assert clear > 3 * faint > 0
+    assert np.abs(six[:, 3:]).max() <= 4.0
+    with pytest.raises(VisionError, match="3 or 6 input channels"):
+        to_blob(crops, 4)
+
+
+def test_the_input_channels_come_from_the_model_metadata(tmp_path):
+    model = tmp_path / "pipnet.onnx"
+    model.write_bytes(DEFAULT_MODEL.read_bytes())
+    assert PipNet(model).channels == 3  # no metadata: the first models took 3
+    model.with_suffix(".json").write_text(
+        json.dumps({"input": [1, 3, INPUT, INPUT]}), encoding="utf-8"
+    )
+    assert PipNet(model).channels == 3
+    for bad, match in (('{"input": [1, 5, 48, 48]}', "5 channels"),
+                       ('{"input": "x"}', "unreadable")):
+        model.with_suffix(".json").write_text(bad, encoding="utf-8")
+        with pytest.raises(VisionError, match=match):
+            PipNet(model)
 
 
 def test_crop_spans_the_die_and_maps_back():

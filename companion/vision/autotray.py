@@ -1,0 +1,212 @@
+"""The tray of a camera nobody calibrated: found in the frame, kept while the frame shows it.
+
+Without a calibration the recogniser would read the whole frame, and a camera that sees
+a table, a cloth or a bar around the tray sees coasters, bottle caps and glasses that the
+spotter and the pip net can take for dice; on a dark bar the frame's light also dims the
+tray's own dice. ``TrayKeeper`` looks for the tray as ``companion calibrate tray`` does
+(``calibrate.find_tray``) and, once a reading confirms it (``confirm``), hands it out as
+the profile the frame is read in. The camera is fixed, so the tray is not looked for
+again while its four sides are still where they were (the steps in brightness across
+each side, a cheap check per frame: ``side_steps``); when they are not (the camera was
+knocked, or the frames come from a hand-held phone), it is looked for again.
+
+A frame in which no tray is found, or in which the reading says the tray found is not
+where the dice are, is read whole, and the keeper looks again only every ``LOOK_EVERY``
+frames: a camera that sees nothing but the tray floor has nothing around it to mistake
+for dice.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import replace
+
+import cv2
+import numpy as np
+
+from companion.vision.calibrate import TrayNotFound, find_tray
+from companion.vision.rectify import TrayView
+from companion.vision.tray import TrayProfile
+
+Corners = tuple[tuple[float, float], ...]
+# A frame that showed no tray is looked at again after this many frames of its size.
+LOOK_EVERY = 50
+# A tray found is widened by this many die edges all round (``TrayKeeper``): on the bare
+# tray-a photos of a box the finder outlines the floor inside the box's sloping walls,
+# and dice lying on a wall were cut off (validation photos: 3 more of 253 dice read
+# wrong, 1 lost).
+MARGIN = 1.0
+# A tray found again with every corner within this share of the frame's diagonal of one
+# confirmed before is the same tray; the last ``CONFIRMED_KEPT`` confirmed are kept.
+SAME_PLACE = 0.02
+CONFIRMED_KEPT = 8
+# The side check works on the frame shrunk to this longer side. Across each side, at
+# ``CHECK_POINTS`` points along it, it finds the steepest step in brightness within
+# ``CHECK_REACH`` of the side's length (the found outline is off by up to 2 % of a side),
+# and remembers where it lay. The tray is still in place when, at ``CHECK_SAME`` of the
+# points where the step was at least ``CHECK_STEP`` grey levels per pixel, the steepest
+# step is again at most a pixel from where it was, and at least ``CHECK_KEPT`` as steep
+# (or half of ``CHECK_STEP``: the light may change). The steepest step need not be the
+# tray's own outline -- inside a tray photo the box's wall can be steeper, outside a
+# cloth's checks -- but with the camera fixed it stays where it was.
+CHECK_SIDE = 640
+CHECK_POINTS = 16
+CHECK_REACH = 0.02
+CHECK_STEP = 4.0
+CHECK_SAME = 0.6
+CHECK_KEPT = 0.3
+
+
+def side_steps(frame: np.ndarray, corners: Corners) -> np.ndarray | None:
+    """Where across each side of ``corners`` the steepest step in brightness lies, and
+    how steep it is: (4, ``CHECK_POINTS``, 2) of (offset in shrunk pixels, levels per
+    pixel), NaN where a point's reach leaves the frame; None for a degenerate outline."""
+    h, w = frame.shape[:2]
+    factor = min(1.0, CHECK_SIDE / max(w, h))
+    small = frame
+    if factor < 1.0:
+        small = cv2.resize(frame, (round(w * factor), round(h * factor)),
+                           interpolation=cv2.INTER_AREA)
+    grey = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (0, 0), 1.0)
+    grey = grey.astype(np.float32)
+    sh, sw = grey.shape
+    quad = np.array(corners, np.float64) * factor
+    out = np.full((4, CHECK_POINTS, 2), np.nan)
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        length = float(np.linalg.norm(b - a))
+        if length < 8:
+            return None
+        along = (b - a) / length
+        normal = np.array([-along[1], along[0]])
+        reach = max(2.0, round(CHECK_REACH * length))
+        offsets = np.arange(-reach, reach + 1, 1.0)
+        ts = np.linspace(0.15, 0.85, CHECK_POINTS)
+        bases = a[None, :] + (b - a)[None, :] * ts[:, None]
+        samples = bases[:, None, :] + offsets[None, :, None] * normal[None, None, :]
+        inside = (
+            (samples[..., 0].min(axis=1) >= 0) & (samples[..., 1].min(axis=1) >= 0)
+            & (samples[..., 0].max(axis=1) <= sw - 2) & (samples[..., 1].max(axis=1) <= sh - 2)
+        )
+        if not inside.any():
+            continue
+        profiles = cv2.remap(grey, samples[inside][..., 0].astype(np.float32),
+                             samples[inside][..., 1].astype(np.float32), cv2.INTER_LINEAR)
+        steps = np.abs(np.diff(profiles, axis=1))
+        k = np.argmax(steps, axis=1)
+        out[i, inside, 0] = offsets[k] + 0.5
+        out[i, inside, 1] = steps[np.arange(len(k)), k]
+    return out
+
+
+def steps_match(before: np.ndarray, now: np.ndarray | None) -> bool:
+    """Whether the steps across the sides (``side_steps``) are where they were."""
+    if now is None:
+        return False
+    for side in range(4):
+        then, seen = before[side], now[side]
+        usable = ~np.isnan(then[:, 0]) & (then[:, 1] >= CHECK_STEP)
+        if usable.sum() < 4:
+            return False
+        same = (np.abs(seen[usable, 0] - then[usable, 0]) <= 1.0) & (
+            seen[usable, 1] >= np.maximum(CHECK_KEPT * then[usable, 1], CHECK_STEP / 2)
+        )
+        if same.mean() < CHECK_SAME:
+            return False
+    return True
+
+
+class TrayKeeper:
+    """Finds the tray in frames of a camera without calibration and keeps it while it stays.
+
+    ``confirm(frame, profile)`` is asked once for each tray found: the recogniser reads
+    the frame with and without it and says whether it holds the dice, with the dice's
+    edge in frame pixels (None: it does not). The tray is then widened by ``MARGIN``
+    edges all round: the finder may outline the floor inside sloping walls, and a die
+    lying on a wall is still in the tray. One keeper serves one camera; frames of
+    another size are kept apart.
+    """
+
+    def __init__(self, confirm: Callable[[np.ndarray, TrayProfile], float | None]) -> None:
+        self.confirm = confirm
+        self._trays: dict[tuple[int, int], TrayProfile | None] = {}
+        # What the check looks at: the outline as found (the tray handed out is wider)
+        # and the steps across its sides then.
+        self._outlines: dict[tuple[int, int], Corners] = {}
+        self._steps: dict[tuple[int, int], np.ndarray] = {}
+        self._confirmed: list[tuple[TrayProfile, float]] = []
+        self._since: dict[tuple[int, int], int] = {}
+        self.finds = 0  # how often the tray was looked for (for tests and the bench)
+
+    def __repr__(self) -> str:
+        return f"TrayKeeper(trays={len(self._trays)}, finds={self.finds})"
+
+    def tray(self, frame: np.ndarray) -> TrayProfile | None:
+        """The tray to read ``frame`` in, or None to read the whole frame."""
+        h, w = frame.shape[:2]
+        key = (w, h)
+        if key in self._trays:
+            kept = self._trays[key]
+            if kept is not None and steps_match(
+                self._steps[key], side_steps(frame, self._outlines[key])
+            ):
+                return kept
+            self._since[key] = self._since.get(key, 0) + 1
+            if kept is None and self._since[key] < LOOK_EVERY:
+                return None
+        self._since[key] = 0
+        self.finds += 1
+        found = _look(frame)
+        steps = None if found is None else side_steps(frame, found.corners)
+        edge = None
+        if found is not None and steps is not None:
+            edge = self._confirmed_edge(found) or self.confirm(frame, found)
+        if found is None or steps is None or edge is None:
+            self._trays[key] = None
+            return None
+        self._confirmed.append((found, edge))
+        del self._confirmed[:-CONFIRMED_KEPT]
+        self._steps[key] = steps
+        self._outlines[key] = found.corners
+        self._trays[key] = widened(found, MARGIN * edge)
+        return self._trays[key]
+
+    def _confirmed_edge(self, found: TrayProfile) -> float | None:
+        """The die edge of a tray confirmed before in nearly the same place, if any: the
+        camera is fixed, and one reading of a frame with more phantoms around the tray
+        than dice in it should not undo what earlier frames showed."""
+        w, h = found.frame_size
+        near = SAME_PLACE * math.hypot(w, h)
+        here = np.array(found.corners)
+        for tray, edge in reversed(self._confirmed):
+            if tray.frame_size == found.frame_size and np.abs(
+                np.array(tray.corners) - here
+            ).max() <= near:
+                return edge
+        return None
+
+
+def widened(tray: TrayProfile, by: float) -> TrayProfile:
+    """``tray`` with each side moved ``by`` frame pixels outwards (measured in the tray
+    seen from above, so a slanted tray widens evenly), its corners kept in the frame."""
+    w, h = tray.frame_size
+    view = TrayView.for_tray(tray.corners, tray.frame_size, None)
+    vw, vh = view.size
+    d = by * view.scale
+    box = np.array([[-d, -d], [vw + d, -d], [vw + d, vh + d], [-d, vh + d]], np.float64)
+    corners = view.points_to_frame(box)
+    corners[:, 0] = np.clip(corners[:, 0], 0, w)
+    corners[:, 1] = np.clip(corners[:, 1], 0, h)
+    return replace(tray, corners=tuple((float(x), float(y)) for x, y in corners))
+
+
+def _look(frame: np.ndarray) -> TrayProfile | None:
+    """The tray ``find_tray`` finds in ``frame``, as a profile without a die size."""
+    try:
+        corners = find_tray(frame)
+    except TrayNotFound:
+        return None
+    h, w = frame.shape[:2]
+    # The floor's colour is not needed to read dice; grey stands for it.
+    return TrayProfile((w, h), corners, None, (128.0, 128.0, 128.0))

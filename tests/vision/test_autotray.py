@@ -1,0 +1,158 @@
+"""Finding and keeping the tray of an uncalibrated camera (``companion.vision.autotray``)."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.evaluation import LabelledDie
+from companion.synth.scene import Setup, compose
+from companion.vision import autotray
+from companion.vision.autotray import TrayKeeper, side_steps, steps_match, widened
+from companion.vision.recognizer import PipRecognizer
+from companion.vision.render import render_throw
+from companion.vision.tray import TrayProfile
+
+BAR = Setup("bar", (1920, 1080), 560, 0.08, 6.0, (0.58, 0.55), "bar", (0.92, 1.0, 1.1), 0.85)
+
+
+def _scene(seed: int, setup: Setup = BAR, n_dice: int = 5):
+    side = round(setup.tray_px)
+    throw = render_throw(seed, n_dice, kind="pips", size=(side, side))
+    dice = [
+        LabelledDie(d.value, *d.center, d.box()[2] - d.box()[0], d.box()[3] - d.box()[1])
+        for d in throw.dice
+    ]
+    return compose(throw.image, dice, setup, np.random.default_rng(seed))
+
+
+def _corners(scene) -> tuple[tuple[float, float], ...]:
+    return tuple((float(x), float(y)) for x, y in scene.corners)
+
+
+def _same_tray_other_dice(scene, seed: int) -> np.ndarray:
+    """The scene's frame with the middle of its tray taken from another throw: the same
+    camera and tray, other dice."""
+    other = _scene(seed)
+    frame = scene.frame.copy()
+    x0, y0 = scene.corners.min(axis=0).astype(int) + 120
+    x1, y1 = scene.corners.max(axis=0).astype(int) - 120
+    frame[y0:y1, x0:x1] = other.frame[y0:y1, x0:x1]
+    return frame
+
+
+def test_the_steps_across_the_sides_stay_while_the_camera_does():
+    first = _scene(9100)
+    corners = _corners(first)
+    before = side_steps(first.frame, corners)
+    assert before is not None
+    assert steps_match(before, side_steps(first.frame, corners))
+    # Other dice in the tray, the same camera: the tray is still where it was.
+    assert steps_match(before, side_steps(_same_tray_other_dice(first, 9101), corners))
+    # Dimmer light: still there.
+    dim = (first.frame.astype(np.float32) * 0.6).astype(np.uint8)
+    assert steps_match(before, side_steps(dim, corners))
+    # The camera knocked 8 pixels sideways: the sides are no longer where they were.
+    moved = np.roll(first.frame, 8, axis=1)
+    assert not steps_match(before, side_steps(moved, corners))
+    # A frame without any edges at all.
+    assert not steps_match(before, side_steps(np.full_like(first.frame, 90), corners))
+
+
+def test_the_keeper_looks_once_while_the_tray_stays_and_again_when_it_moves():
+    asked = []
+
+    def confirm(frame, tray):
+        asked.append(tray)
+        return 25.0
+
+    keeper = TrayKeeper(confirm)
+    scene = _scene(9111)
+    frames = [scene.frame] + [_same_tray_other_dice(scene, 9112 + k) for k in range(3)]
+    trays = [keeper.tray(f) for f in frames]
+    assert keeper.finds == 1 and len(asked) == 1
+    assert trays[0] is not None and all(t == trays[0] for t in trays)
+    # The tray handed out holds the scene's tray, widened by a die edge all round.
+    found = np.float32(trays[0].corners).reshape(-1, 1, 2)
+    for x, y in scene.corners:
+        assert cv2.pointPolygonTest(found, (float(x), float(y)), True) > -15
+    # The camera moved: the tray is looked for again and found where it now lies.
+    moved = Setup("bar-moved", BAR.frame_size, BAR.tray_px, BAR.slant, BAR.turn,
+                  (0.42, 0.5), "bar", BAR.cast, BAR.light)
+    elsewhere = _scene(9120, moved)
+    tray = keeper.tray(elsewhere.frame)
+    assert keeper.finds == 2 and tray is not None
+    centre = np.mean(tray.corners, axis=0)
+    assert math.dist(centre, elsewhere.corners.mean(axis=0)) < 30
+
+
+def test_a_tray_the_reading_refuses_is_not_used_and_not_looked_for_every_frame():
+    keeper = TrayKeeper(lambda frame, tray: None)
+    scenes = [_scene(9131 + k) for k in range(3)]
+    assert [keeper.tray(s.frame) for s in scenes] == [None, None, None]
+    assert keeper.finds == 1  # looked again only after LOOK_EVERY frames
+    for _ in range(autotray.LOOK_EVERY):
+        keeper.tray(scenes[0].frame)
+    assert keeper.finds == 2
+
+
+def test_a_tray_confirmed_once_needs_no_second_confirmation_in_the_same_place():
+    answers = iter([25.0, None])
+    keeper = TrayKeeper(lambda frame, tray: next(answers))
+    scene = _scene(9111)
+    first = keeper.tray(scene.frame)
+    # Knocked and put back: found again in the same place, it is the same tray even
+    # though this frame's reading would not have confirmed it.
+    keeper.tray(np.roll(scene.frame, 8, axis=1))
+    again = keeper.tray(scene.frame)
+    assert first is not None and again is not None
+    assert np.abs(np.array(first.corners) - np.array(again.corners)).max() < 5
+
+
+def test_a_frame_without_a_tray_is_read_whole():
+    keeper = TrayKeeper(lambda frame, tray: 25.0)
+    flat = np.full((480, 640, 3), 120, np.uint8)
+    assert keeper.tray(flat) is None
+
+
+def test_widened_moves_each_side_out_and_stays_in_the_frame():
+    tray = TrayProfile((640, 480), ((100.0, 100.0), (300.0, 100.0), (300.0, 300.0),
+                                    (100.0, 300.0)), None, (128.0, 128.0, 128.0))
+    wide = widened(tray, 20.0)
+    assert np.allclose(wide.corners, [(80, 80), (320, 80), (320, 320), (80, 320)], atol=0.5)
+    edge = TrayProfile((640, 480), ((5.0, 5.0), (600.0, 5.0), (600.0, 470.0), (5.0, 470.0)),
+                       None, (128.0, 128.0, 128.0))
+    clipped = widened(edge, 30.0)
+    assert all(0 <= x <= 640 and 0 <= y <= 480 for x, y in clipped.corners)
+
+
+@pytest.mark.parametrize("seed", [9150, 9151])
+def test_without_a_profile_nothing_on_the_bar_is_a_die(seed):
+    # Coasters, glasses, bottle caps and phones lie around the tray on a dark bar; read
+    # whole, the frame shows dice among them; with the tray found, only the tray's dice.
+    scene = _scene(seed, n_dice=6)
+    tray = np.float32(scene.corners).reshape(-1, 1, 2)
+    recognizer = PipRecognizer()
+    for _ in range(2):
+        reading = recognizer.read(scene.frame)
+    assert recognizer.keeper is not None and recognizer.keeper.finds == 1
+    for d in reading.dice:
+        assert cv2.pointPolygonTest(tray, d.region.center, True) > -30
+    right = 0
+    for truth in scene.dice:
+        near = [d for d in reading.dice
+                if math.dist(d.region.center, (truth.x, truth.y)) <= 0.5 * truth.w]
+        right += len(near) == 1 and near[0].value == truth.value
+    assert right >= len(scene.dice) - 1
+    assert len(reading.dice) <= len(scene.dice) + 1
+
+
+def test_a_profile_is_used_as_given():
+    scene = _scene(9160)
+    profile = TrayProfile(BAR.frame_size, _corners(scene), None, (128.0, 128.0, 128.0))
+    recognizer = PipRecognizer(profile)
+    assert recognizer.keeper is None and recognizer.tray(scene.frame) is profile
+    assert PipRecognizer(look_for_tray=False).tray(scene.frame) is None
