@@ -35,7 +35,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from companion.vision.render import render_throw
+from companion.synth.render import render_throw
 
 SKIN_TONES: tuple[tuple[int, int, int], ...] = (  # BGR
     (170, 192, 232),  # light

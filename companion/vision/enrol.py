@@ -41,7 +41,7 @@ from companion.vision.faces import (
     align_patterns,
     nearest_face,
 )
-from companion.vision.render import FACES
+from companion.vision.faces_look import FACES
 from companion.vision.tray import TrayProfile, update_profile_file
 
 FACES_VERSION = 1

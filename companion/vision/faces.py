@@ -24,7 +24,7 @@ under which the frame's dice fit their faces best is kept (``FaceClassifier.fram
 The dice are then read with their colour, less that cast, counting too.
 
 Each face has a model: the mean and spread of those features. Built-in models come from
-the renderer's picture of the dice (``render.DEFAULT_PALETTE``); enrolment
+the picture of the built-in set (``faces_look``); enrolment
 (``companion.vision.enrol``) replaces them with what the table's own dice look like.
 A die whose features are far from every model, or close to two, is reported uncertain
 with no value instead of a guess.
@@ -55,8 +55,8 @@ import cv2
 import numpy as np
 
 from companion.vision.detect import FinderOptions, check_frame
+from companion.vision.faces_look import DEFAULT_PALETTE, FACES, Palette, face_texture
 from companion.vision.rectify import CANON_DIE, TrayView, tray_view
-from companion.vision.render import DEFAULT_PALETTE, FACES, Palette, face_texture
 from companion.vision.spot import DEFAULT_MODEL, WORK_DIE, BockSpotter, choose_spotter
 from companion.vision.tray import TrayProfile, find_in_tray, finder_options
 from companion.vision.types import Die, DieRegion, Reading, VisionError

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from companion.cli import main
+from companion.synth.render import render_throw, shifted_palette
 from companion.vision.enrol import (
     enrol_face,
     load_models,
@@ -16,10 +17,10 @@ from companion.vision.enrol import (
     save_models,
 )
 from companion.vision.faces import FaceClassifier, FaceModelError, builtin_models, face_features
-from companion.vision.render import DEFAULT_PALETTE, FACES, render_throw
+from companion.vision.faces_look import FACES
 
 SIZE = (960, 720)
-SHIFTED = DEFAULT_PALETTE.shifted()
+SHIFTED = shifted_palette()
 
 
 def _enrol_frames(face, seed, n_frames=3, n_dice=6, palette=SHIFTED):

@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from companion.synth.render import render_throw
 from companion.vision.faces import (
     FEATURE_NAMES,
     BockRecognizer,
@@ -18,7 +19,7 @@ from companion.vision.faces import (
     face_features,
     fit_top_face,
 )
-from companion.vision.render import FACES, render_throw
+from companion.vision.faces_look import FACES
 from companion.vision.tray import TrayProfile
 from companion.vision.types import DieRegion
 

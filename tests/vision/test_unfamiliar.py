@@ -7,6 +7,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from companion.synth.render import render_throw
 from companion.vision.enrol import enrol_face
 from companion.vision.faces import (
     MIN_SEPARATION,
@@ -20,7 +21,7 @@ from companion.vision.faces import (
     face_features,
     pattern_distance,
 )
-from companion.vision.render import FACES, render_throw
+from companion.vision.faces_look import FACES
 
 SIZE = (960, 720)
 
