@@ -28,7 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from companion.evaluation import LabelledDie, match  # noqa: E402
 from companion.synth.render import frame_seed, render_throw, shifted_palette  # noqa: E402
 from companion.vision.enrol import load_recognizer  # noqa: E402
-from companion.vision.faces import BockRecognizer, face_features  # noqa: E402
+from companion.vision.faces import BockRecognizer  # noqa: E402
+from companion.vision.faces_features import face_features  # noqa: E402
 from companion.vision.faces_look import DEFAULT_PALETTE  # noqa: E402
 from companion.vision.spot import FINDERS  # noqa: E402
 

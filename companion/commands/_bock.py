@@ -86,7 +86,7 @@ def _calibrate_faces(args: argparse.Namespace) -> int:
     import cv2
 
     from companion.vision.enrol import enrol_face, load_models, load_recognizer, save_models
-    from companion.vision.faces import MIN_SEPARATION
+    from companion.vision.faces_classify import MIN_SEPARATION
 
     profile = Path(args.profile)
     current = load_models(profile) if profile.exists() else {}

@@ -16,8 +16,10 @@ from companion.vision.enrol import (
     load_recognizer,
     save_models,
 )
-from companion.vision.faces import FaceClassifier, FaceModelError, builtin_models, face_features
+from companion.vision.faces_classify import FaceClassifier
+from companion.vision.faces_features import face_features
 from companion.vision.faces_look import FACES
+from companion.vision.faces_models import FaceModelError, builtin_models
 
 SIZE = (960, 720)
 SHIFTED = shifted_palette()
@@ -166,7 +168,7 @@ def test_calibrate_faces_command_enrols_and_shows(tmp_path, capsys):
 
 def test_calibrating_the_tray_again_keeps_the_enrolled_faces(tmp_path):
     from companion.vision.enrol import load_models, save_models
-    from companion.vision.faces import builtin_models
+    from companion.vision.faces_models import builtin_models
     from companion.vision.tray import TrayProfile
 
     path = tmp_path / "tray.json"
