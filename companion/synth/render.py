@@ -234,7 +234,7 @@ def render_throw(
         borderMode=cv2.BORDER_REPLICATE,
     )
     sigma = float(rng.uniform(1.0, 1.8) if hard else rng.uniform(0.3, 1.0))
-    canvas = cv2.GaussianBlur(canvas, (0, 0), sigma)
+    canvas = np.asarray(cv2.GaussianBlur(canvas, (0, 0), sigma), np.float32)
     noise_sd = float(rng.uniform(0.012, 0.03) if hard else rng.uniform(0.004, 0.014))
     noise = rng.standard_normal((height, width, 3), dtype=np.float32)
     canvas += noise * (noise_sd * np.sqrt(np.clip(canvas, 0.02, 1.0)) * 2.0)
@@ -245,6 +245,8 @@ def render_throw(
         raise RenderError("OpenCV could not encode the rendered frame as JPEG")
     jpeg = buf.tobytes()
     image = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    if image is None:
+        raise RenderError("OpenCV could not decode the frame it had just encoded")
 
     dice = []
     for top, value, rotation in zip(tops, values, rotations, strict=True):
@@ -389,13 +391,13 @@ def _draw_tray(
 def _texture(rng: np.random.Generator, width: int, height: int, name: str) -> np.ndarray:
     """A multiplicative material texture around 1.0: grain for wood, fuzz for felt."""
     if name == "wood":
-        grain = rng.normal(0, 1, (max(2, height // 6), 8)).astype(np.float32)
+        grain: np.ndarray = rng.normal(0, 1, (max(2, height // 6), 8)).astype(np.float32)
         grain = cv2.resize(grain, (width, height), interpolation=cv2.INTER_CUBIC)
         return 1.0 + 0.06 * grain
-    coarse = rng.normal(0, 1, (12, 16)).astype(np.float32)
+    coarse: np.ndarray = rng.normal(0, 1, (12, 16)).astype(np.float32)
     coarse = cv2.resize(coarse, (width, height), interpolation=cv2.INTER_CUBIC)
     fine_sd = 0.05 if name == "felt" else 0.02
-    fine = rng.normal(0, fine_sd, (height // 2, width // 2)).astype(np.float32)
+    fine: np.ndarray = rng.normal(0, fine_sd, (height // 2, width // 2)).astype(np.float32)
     fine = cv2.resize(fine, (width, height), interpolation=cv2.INTER_LINEAR)
     return 1.0 + 0.03 * coarse + fine
 
@@ -465,7 +467,7 @@ def _shadow_map(
 ) -> np.ndarray:
     """Soft shadows cast away from the light, blurred at quarter resolution for speed."""
     scale = 4
-    small = np.zeros((height // scale + 1, width // scale + 1), np.float32)
+    small: np.ndarray = np.zeros((height // scale + 1, width // scale + 1), np.float32)
     offset = -light * edge * 0.35
     for fp in footprints:
         center = fp.mean(axis=0)
@@ -718,7 +720,7 @@ def _paste_face(
     dst = corners - np.array([x0, y0], np.float32)
     m = cv2.getPerspectiveTransform(src, dst.astype(np.float32))
     size = (x1 - x0, y1 - y0)
-    face = cv2.warpPerspective(tex, m, size, flags=cv2.INTER_LINEAR)
+    face: np.ndarray = cv2.warpPerspective(tex, m, size, flags=cv2.INTER_LINEAR)
     a = cv2.warpPerspective(alpha, m, size, flags=cv2.INTER_LINEAR)[:, :, None]
     # A top face catches a little more or less light than the floor, depending on gloss.
     face *= float(rng.uniform(0.92, 1.08))
