@@ -26,9 +26,11 @@ import cv2
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from companion.evaluation import LabelledDie, match  # noqa: E402
+from companion.synth.render import frame_seed, render_throw, shifted_palette  # noqa: E402
 from companion.vision.enrol import load_recognizer  # noqa: E402
-from companion.vision.faces import BockRecognizer, face_features  # noqa: E402
-from companion.vision.render import DEFAULT_PALETTE, frame_seed, render_throw  # noqa: E402
+from companion.vision.faces import BockRecognizer  # noqa: E402
+from companion.vision.faces_features import face_features  # noqa: E402
+from companion.vision.faces_look import DEFAULT_PALETTE  # noqa: E402
 from companion.vision.spot import FINDERS  # noqa: E402
 
 
@@ -44,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--finder", choices=FINDERS, default="auto", help="where dice come from")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
-    palette = DEFAULT_PALETTE.shifted() if args.palette == "shifted" else DEFAULT_PALETTE
+    palette = shifted_palette() if args.palette == "shifted" else DEFAULT_PALETTE
     loaded = load_recognizer(args.profile)
     recognizer = BockRecognizer(
         loaded.profile,

@@ -1,6 +1,6 @@
 """Time the pip recogniser per frame: 640x640 and 1280x960 frames with 3 and 10 dice.
 
-Frames come from the project's renderer (``companion.vision.render``), so the benchmark
+Frames come from the project's renderer (``companion.synth.render``), so the benchmark
 needs no photos. One thread, as on the Pi's single busy core. Prints a table of medians
 (milliseconds) per stage: ``detect`` (die finder), ``pips`` (reading all dice), ``total``,
 and ``cpu``: the process's CPU time per frame, which a busy shared machine inflates less
@@ -17,8 +17,8 @@ import time
 
 import cv2
 
+from companion.synth.render import render_throw
 from companion.vision.recognizer import SIZE_FRAMES, PipRecognizer
-from companion.vision.render import render_throw
 
 CASES = [((640, 640), 3), ((640, 640), 10), ((1280, 960), 3), ((1280, 960), 10)]
 

@@ -2,7 +2,7 @@
 
 A camera frame of 1280x960 or 1920x1080 holds the tray, filling about half of it, at a
 slant and turned, on a wooden table (``companion.synth.scene``); the tray itself is a
-rendered throw of 3 or 10 dice (``companion.vision.render``), so no photos are needed.
+rendered throw of 3 or 10 dice (``companion.synth.render``), so no photos are needed.
 Each frame is read twice, one thread:
 
 - ``frame``: the whole frame with the set-up's tray profile, as the camera would send
@@ -27,10 +27,10 @@ import cv2
 import numpy as np
 
 from companion.evaluation import LabelledDie
+from companion.synth.render import render_throw
 from companion.synth.scene import Setup, compose
 from companion.vision.recognizer import SIZE_FRAMES, PipRecognizer
 from companion.vision.rectify import CANON_DIE
-from companion.vision.render import render_throw
 from companion.vision.tray import calibrate_tray
 
 CASES = [((1280, 960), 3), ((1280, 960), 10), ((1920, 1080), 3), ((1920, 1080), 10)]

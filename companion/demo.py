@@ -178,7 +178,7 @@ class CameraDemo:
         self._turn: tuple[str, list[int], bool] | None = None
 
     def _render(self, dice: list[int]) -> Throw:
-        from companion.vision.render import render_throw
+        from companion.synth.render import render_throw
 
         seeds = self._rng.integers(0, 2**31, size=3)
         moving = [render_throw(int(s), 3, size=self.size).image for s in seeds[:2]]

@@ -24,9 +24,12 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from companion.vision.types import Reading
+
+if TYPE_CHECKING:
+    import numpy as np
 
 PIP_VALUES: tuple[int, ...] = (1, 2, 3, 4, 5, 6)
 # How the labelled photos (sorted by name) are shared out, by index: the nets that ship
@@ -42,7 +45,7 @@ class EvalDataError(ValueError):
 class Recognizer(Protocol):
     """Reads one frame."""
 
-    def read(self, frame: object) -> Reading:
+    def read(self, frame: np.ndarray) -> Reading:
         """The dice in a BGR frame."""
 
 
@@ -122,7 +125,7 @@ def match(labels: list[LabelledDie], centres: list[tuple[float, float]]) -> list
     return out
 
 
-def read_image(path: Path) -> object:
+def read_image(path: Path) -> np.ndarray:
     """Decode a labelled image; a file that is not a whole JPEG is an ``EvalDataError``.
 
     OpenCV decodes a cut-off JPEG with a grey tail and only a warning on stderr, which

@@ -8,8 +8,8 @@ import numpy as np
 
 from companion.hardware.camera import ReplaySource
 from companion.pipeline import Companion
+from companion.synth.render import render_throw
 from companion.vision.recognizer import PipRecognizer
-from companion.vision.render import render_throw
 from companion.vision.settle import SettleDetector
 
 

@@ -15,7 +15,7 @@ Samples are crops cut exactly as at run time (``companion.vision.pipnet.crop_die
   top face's centre; near a label but beaten to it by another region, it is still that
   die seen off-centre; anywhere else it is "not a die";
 - every labelled box itself, at the sizes and offsets the finder gives;
-- the same from throws drawn by ``companion.vision.render.render_throw``, whose truth
+- the same from throws drawn by ``companion.synth.render.render_throw``, whose truth
   gives the values and centres.
 
 Each epoch cuts fresh crops: turned by quarter turns plus a little, mirrored, moved off
@@ -50,12 +50,12 @@ sys.path.insert(0, str(ROOT))  # the script runs from a venv that need not insta
 
 from companion.evaluation import LabelledDie, evaluate, match, read_labels  # noqa: E402
 from companion.evaluation import photo_split as evaluation_split  # noqa: E402
+from companion.synth.render import render_throw  # noqa: E402
 from companion.synth.scene import straightened  # noqa: E402
 from companion.vision.detect import FinderOptions, find_dice  # noqa: E402
 from companion.vision.pipnet import CLASSES, INPUT, SPAN, PipNet, crop_die, to_blob  # noqa: E402
 from companion.vision.recognizer import PIP_WORK_SIDE, VIEW_SCALE, PipRecognizer  # noqa: E402
 from companion.vision.rectify import CANON_DIE  # noqa: E402
-from companion.vision.render import render_throw  # noqa: E402
 from companion.vision.spot import PIP_MODEL, PipSpotter  # noqa: E402
 from companion.vision.types import DieRegion  # noqa: E402
 from tools.onnx_export import save_graph  # noqa: E402

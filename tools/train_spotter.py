@@ -13,7 +13,7 @@ spotter reports the edge the pip net reads (``companion.vision.spot.KIND_EDGE``,
 ``PHOTO_EDGE``). Photo labels have no turn: photo dice add nothing to the turn loss.
 The evaluation folders of pip dice use seeds 8101 and 8102; training refuses them.
 
-Data: ``--frames`` throws drawn by ``companion.vision.render.render_throw`` with seeds
+Data: ``--frames`` throws drawn by ``companion.synth.render.render_throw`` with seeds
 ``frame_seed(--seed, i)`` (the evaluation folders use 9001 and 9002, tuning used 4242,
 4243 and 4244; the default training seed 31 and its frame seeds do not meet them). Each
 throw has 1-10 dice (10 in a third of them), normal or hard light (half each), at 640x480
@@ -57,14 +57,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the script runs from a venv that need not install the project
 
 from companion.evaluation import LabelledDie, match, read_labels  # noqa: E402
-from companion.vision.render import (  # noqa: E402
-    DEFAULT_PALETTE,
-    FACES,
-    FaceLook,
-    Palette,
-    frame_seed,
-    render_throw,
-)
+from companion.synth.render import frame_seed, render_throw, shifted_palette  # noqa: E402
+from companion.vision.faces_look import DEFAULT_PALETTE, FACES, FaceLook, Palette  # noqa: E402
 from companion.vision.spot import (  # noqa: E402
     KIND_EDGE,
     MAPS,
@@ -151,7 +145,7 @@ def render_sample(seed: int, kind: str = "bock") -> tuple[np.ndarray, np.ndarray
     elif pick < 0.87:
         palette = DEFAULT_PALETTE
     else:
-        palette = DEFAULT_PALETTE.shifted()
+        palette = shifted_palette()
     throw = render_throw(seed, n, kind="bock", size=size, hard=rng.random() < 0.5, palette=palette)
     scale = working_scale(*size)
     work = to_working(throw.image, scale)
@@ -691,7 +685,7 @@ def main(argv: list[str] | None = None) -> int:
         "data": {
             "throws": args.frames,
             "dice": n_dice,
-            "frame_seeds": f"companion.vision.render.frame_seed({args.seed}, i), i < {args.frames}",
+            "frame_seeds": f"companion.synth.render.frame_seed({args.seed}, i), i < {args.frames}",
             "mix": MIX[args.kind],
             "photos": (
                 f"{len(photos)} even-index photos of {args.photos} ({n_photo_dice} dice),"

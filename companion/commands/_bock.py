@@ -18,7 +18,7 @@ from companion.evaluation import EvalDataError
 
 def read_bock_labels(path: Path, width: int, height: int) -> list[evaluation.LabelledDie]:
     """Parse a label file ``class x_c y_c w h`` (0..1); ``class`` indexes ``FACES``."""
-    from companion.vision.render import FACES
+    from companion.vision.faces_look import FACES
 
     return evaluation.read_labels(path, width, height, FACES)
 
@@ -31,7 +31,7 @@ def evaluate_bock(
 ) -> dict:
     """Run the Rock the Bock recogniser over a labelled folder; return the figures."""
     from companion.vision.enrol import load_recognizer
-    from companion.vision.render import FACES
+    from companion.vision.faces_look import FACES
 
     return evaluation.evaluate(directory, load_recognizer(profile, finder), FACES, csv_out)
 
@@ -61,11 +61,11 @@ def _parse_face(text: str) -> int | str:
 
 
 def _render(args: argparse.Namespace) -> int:
-    from companion.vision.render import artwork_palette, write_dataset
+    from companion.synth.render import artwork_palette, shifted_palette, write_dataset
 
     palette = artwork_palette(args.artwork)
     if args.palette == "shifted":
-        palette = palette.shifted()
+        palette = shifted_palette(palette)
     paths = write_dataset(
         args.dir,
         args.count,
@@ -86,12 +86,12 @@ def _calibrate_faces(args: argparse.Namespace) -> int:
     import cv2
 
     from companion.vision.enrol import enrol_face, load_models, load_recognizer, save_models
-    from companion.vision.faces import MIN_SEPARATION
+    from companion.vision.faces_classify import MIN_SEPARATION
 
     profile = Path(args.profile)
     current = load_models(profile) if profile.exists() else {}
     if args.show:
-        from companion.vision.render import FACES
+        from companion.vision.faces_look import FACES
 
         for face in FACES:
             model = current.get(face)

@@ -239,8 +239,10 @@ def compose(
     ok, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, quality])
     if not ok:
         raise SceneError("could not encode the composed frame")
-    out = cv2.imdecode(data, cv2.IMREAD_COLOR)
-    return Scene(out, map_dice(dice, matrix), corners)
+    decoded = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    if decoded is None:
+        raise SceneError("could not decode the composed frame")
+    return Scene(decoded, map_dice(dice, matrix), corners)
 
 
 def label_line(die: LabelledDie, size: tuple[int, int]) -> str:
@@ -314,10 +316,10 @@ def random_setup(rng: np.random.Generator, name: str = "random") -> Setup:
                                   abs(math.sin(math.radians(turn)))) / 2 + 2
     cx = float(rng.uniform(reach / w, 1 - reach / w)) if reach < w / 2 else 0.5
     cy = float(rng.uniform(reach / h, 1 - reach / h)) if reach < h / 2 else 0.5
-    cast = tuple(float(v) for v in rng.uniform(0.82, 1.15, 3))
+    b, g, r = (float(v) for v in rng.uniform(0.82, 1.15, 3))
     return Setup(
         name, (w, h), tray, slant, turn, (cx, cy),
-        SURROUNDS[int(rng.integers(len(SURROUNDS)))], cast, float(rng.uniform(0.75, 1.15)),
+        SURROUNDS[int(rng.integers(len(SURROUNDS)))], (b, g, r), float(rng.uniform(0.75, 1.15)),
     )
 
 

@@ -35,7 +35,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from companion.vision.render import render_throw
+from companion.synth.render import render_throw
 
 SKIN_TONES: tuple[tuple[int, int, int], ...] = (  # BGR
     (170, 192, 232),  # light
@@ -99,10 +99,10 @@ def _cut_sprite(image: np.ndarray, cx: float, cy: float, size: float, edge: floa
     h, w = image.shape[:2]
     if x0 < 0 or y0 < 0 or x1 > w or y1 > h or x1 - x0 < 6:
         return None
-    patch = image[y0:y1, x0:x1].astype(np.float32)
+    patch: np.ndarray = image[y0:y1, x0:x1].astype(np.float32)
     side = max(6, int(round(edge * 1.44)))
     patch = cv2.resize(patch, (side, side), interpolation=cv2.INTER_AREA)
-    alpha = np.zeros((side, side), np.float32)
+    alpha: np.ndarray = np.zeros((side, side), np.float32)
     r = side / 1.44 * 0.7
     c = side / 2
     cv2.circle(alpha, (int(c), int(c)), int(r), 1.0, -1)
@@ -148,7 +148,10 @@ def tray_a_stage(
     for path, value, x, y, bw, bh in rows:
         image = cache.get(path)
         if image is None:
-            image = cache[path] = cv2.imread(str(path), cv2.IMREAD_COLOR)
+            image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+            if image is None:
+                raise FileNotFoundError(f"cannot read the photo {path}")
+            cache[path] = image
         ih, iw = image.shape[:2]
         sprite = _cut_sprite(image, x * iw, y * ih, max(bw * iw, bh * ih), edge, value)
         if sprite is not None:
@@ -553,7 +556,7 @@ class Writer:
         h, w = self.stage.background.shape[:2]
         start = len(self.frames)
         base = self.scene()
-        mask = np.zeros((h, w), np.float32)
+        mask: np.ndarray = np.zeros((h, w), np.float32)
         cv2.ellipse(mask, (0, 0), (int(w * 0.7), int(h * 0.55)), 20, 0, 360, 1.0, -1)
         mask = cv2.GaussianBlur(mask, (0, 0), w * 0.04)[:, :, None]
         for k in list(range(1, 6)) + [0] + list(range(5, 0, -1)):

@@ -13,7 +13,7 @@ Storage: the models live in the calibration profile (the tray profile's JSON fil
     "faces": {"version": 1,
               "models": {"goat_yellow": {"mean": [...], "spread": [...], "count": 30}, ...}}
 
-``mean`` and ``spread`` follow ``faces.FEATURE_NAMES``; each model also keeps its drawing
+``mean`` and ``spread`` follow ``faces_features.FEATURE_NAMES``; each model also keeps its drawing
 (``pattern``) and its lighter colour without brightness (``tint``, see
 ``FaceFeatures.tint``), which the recogniser compares under each frame's light. Models
 enrolled before tints were kept still load; a face pair they cannot tell apart by the
@@ -31,17 +31,16 @@ from pathlib import Path
 
 import numpy as np
 
-from companion.vision.faces import (
+from companion.vision.faces import BockRecognizer
+from companion.vision.faces_classify import FaceClassifier
+from companion.vision.faces_features import FEATURE_NAMES, align_patterns
+from companion.vision.faces_look import FACES
+from companion.vision.faces_models import (
     BUILTIN_SPREAD,
-    FEATURE_NAMES,
-    BockRecognizer,
-    FaceClassifier,
     FaceModel,
     FaceModelError,
-    align_patterns,
     nearest_face,
 )
-from companion.vision.render import FACES
 from companion.vision.tray import TrayProfile, update_profile_file
 
 FACES_VERSION = 1
@@ -76,9 +75,9 @@ def enrol_face(
     if face not in FACES:
         raise FaceModelError(f"unknown face {face!r}; use one of {', '.join(FACES)}")
     recognizer = recognizer or BockRecognizer()
-    vectors = []
-    patterns = []
-    tints = []
+    vectors: list[np.ndarray] = []
+    patterns: list[np.ndarray | None] = []
+    tints: list[np.ndarray] = []
     n_frames = 0
     for frame in frames:
         n_frames += 1

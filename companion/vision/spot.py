@@ -46,6 +46,7 @@ import functools
 import math
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import cv2
 import numpy as np
@@ -368,7 +369,10 @@ class PipSpotter(DieSpotter):
         super().__init__(path, threshold)
 
 
-def _load_if_there(kind: type[DieSpotter], path: Path | str) -> DieSpotter | None:
+Spotter = TypeVar("Spotter", bound=DieSpotter)
+
+
+def _load_if_there(kind: type[Spotter], path: Path | str) -> Spotter | None:
     """A spotter of ``kind`` from ``path``, or None without that file."""
     if not Path(path).is_file():
         return None
@@ -389,8 +393,8 @@ FINDERS = ("auto", "spotter", "classic")
 
 
 def choose_spotter(
-    finder: str, given: DieSpotter | None, kind: type[DieSpotter], path: Path
-) -> DieSpotter | None:
+    finder: str, given: Spotter | None, kind: type[Spotter], path: Path
+) -> Spotter | None:
     """The spotter a recogniser uses, or None for the classical finder.
 
     ``finder`` is ``auto`` (the spotter of ``kind`` when its model file is at ``path``, else

@@ -11,8 +11,8 @@ import pytest
 
 from companion.cli import main
 from companion.evaluation import LabelledDie, read_labels
+from companion.synth.render import write_dataset
 from companion.synth.scene import SETUPS, SceneError, Setup, compose, surround
-from companion.vision.render import write_dataset
 from companion.vision.tray import TrayProfile
 
 

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from companion.evaluation import LabelledDie
+from companion.synth.render import render_throw
 from companion.synth.scene import Setup, compose
 from companion.vision import autotray
 from companion.vision.autotray import TrayKeeper, side_steps, steps_match, widened
 from companion.vision.recognizer import PipRecognizer
-from companion.vision.render import render_throw
 from companion.vision.tray import TrayProfile
 
 BAR = Setup("bar", (1920, 1080), 560, 0.08, 6.0, (0.58, 0.55), "bar", (0.92, 1.0, 1.1), 0.85)

@@ -8,9 +8,9 @@ import pytest
 
 from companion import evaluation
 from companion.evaluation import LabelledDie
+from companion.synth.render import render_throw
 from companion.synth.scene import SETUPS, compose
 from companion.vision.faces import VIEW_DIE, BockRecognizer
-from companion.vision.render import render_throw
 from companion.vision.tray import calibrate_tray
 
 

@@ -11,6 +11,7 @@ from pipdraw import frame_with_dice, photos_dir
 
 from companion.cli import main
 from companion.evaluation import LabelledDie, read_image, read_labels
+from companion.synth.render import render_throw
 from companion.synth.scene import SETUPS, compose, surround, write_scenes
 from companion.vision.calibrate import (
     TrayNotFound,
@@ -21,7 +22,6 @@ from companion.vision.calibrate import (
     find_tray,
     measure_die,
 )
-from companion.vision.render import render_throw
 from companion.vision.spot import KIND_EDGE, load_pip_spotter
 from companion.vision.tray import TrayProfileError, calibrate_tray
 

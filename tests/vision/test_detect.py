@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from pipdraw import frame_with_dice, photos_dir
 
+from companion.synth import render
 from companion.vision.detect import MIN_WORK_DIE, FinderOptions, find_dice, working_scale
 from companion.vision.types import VisionError
 
@@ -106,7 +107,6 @@ def test_rejects_frames_that_are_not_bgr_images():
 
 @pytest.mark.parametrize("kind", ["pips", "bock"])
 def test_finds_rendered_dice(kind):
-    render = pytest.importorskip("companion.vision.render")
     found = total = 0
     for seed in range(100, 106):
         throw = render.render_throw(seed, 6, kind=kind, size=(640, 480))
@@ -201,7 +201,6 @@ def _score_renders(frames) -> tuple[int, int, int, int, int]:
 
 
 def test_splits_touching_dice_in_hard_renders():
-    render = pytest.importorskip("companion.vision.render")
     frames = []
     for i in range(8):
         throw = render.render_throw(
@@ -220,7 +219,6 @@ def test_splits_touching_dice_in_hard_renders():
 
 
 def test_finds_dice_in_dim_and_green_light():
-    render = pytest.importorskip("companion.vision.render")
     normal = [
         render.render_throw(render.frame_seed(32, i), 10, kind="bock", size=(640, 480))
         for i in range(4)

@@ -9,17 +9,20 @@ import numpy as np
 import pytest
 
 from companion.cli import main
+from companion.synth.render import render_throw, shifted_palette
 from companion.vision.enrol import (
     enrol_face,
     load_models,
     load_recognizer,
     save_models,
 )
-from companion.vision.faces import FaceClassifier, FaceModelError, builtin_models, face_features
-from companion.vision.render import DEFAULT_PALETTE, FACES, render_throw
+from companion.vision.faces_classify import FaceClassifier
+from companion.vision.faces_features import face_features
+from companion.vision.faces_look import FACES
+from companion.vision.faces_models import FaceModelError, builtin_models
 
 SIZE = (960, 720)
-SHIFTED = DEFAULT_PALETTE.shifted()
+SHIFTED = shifted_palette()
 
 
 def _enrol_frames(face, seed, n_frames=3, n_dice=6, palette=SHIFTED):
@@ -165,7 +168,7 @@ def test_calibrate_faces_command_enrols_and_shows(tmp_path, capsys):
 
 def test_calibrating_the_tray_again_keeps_the_enrolled_faces(tmp_path):
     from companion.vision.enrol import load_models, save_models
-    from companion.vision.faces import builtin_models
+    from companion.vision.faces_models import builtin_models
     from companion.vision.tray import TrayProfile
 
     path = tmp_path / "tray.json"

@@ -12,7 +12,8 @@ import pytest
 
 from companion.cli import main
 from companion.commands._bock import evaluate_bock, read_bock_labels
-from companion.vision.render import FACES, frame_seed, render_throw
+from companion.synth.render import frame_seed, render_throw
+from companion.vision.faces_look import FACES
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "bock"
 

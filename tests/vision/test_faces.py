@@ -7,18 +7,13 @@ import math
 import numpy as np
 import pytest
 
-from companion.vision.faces import (
-    FEATURE_NAMES,
-    BockRecognizer,
-    FaceClassifier,
-    FaceFeatures,
-    FaceModel,
-    FaceModelError,
-    builtin_models,
-    face_features,
-    fit_top_face,
-)
-from companion.vision.render import FACES, render_throw
+from companion.synth.render import render_throw
+from companion.vision.faces import BockRecognizer
+from companion.vision.faces_classify import FaceClassifier
+from companion.vision.faces_features import FEATURE_NAMES, FaceFeatures, face_features
+from companion.vision.faces_look import FACES
+from companion.vision.faces_models import FaceModel, FaceModelError, builtin_models
+from companion.vision.faces_topface import fit_top_face
 from companion.vision.tray import TrayProfile
 from companion.vision.types import DieRegion
 

@@ -10,6 +10,7 @@ import pytest
 from pipdraw import frame_with_dice, photo_sample
 
 from companion.evaluation import evaluate
+from companion.synth.render import render_throw
 from companion.vision.pipnet import (
     CLASSES,
     DEFAULT_MODEL,
@@ -23,7 +24,6 @@ from companion.vision.pipnet import (
     view_of,
 )
 from companion.vision.recognizer import LOOK_AGAIN_VIEWS, PipRecognizer
-from companion.vision.render import render_throw
 from companion.vision.types import DieRegion, VisionError
 
 

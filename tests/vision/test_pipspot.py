@@ -11,8 +11,8 @@ import pytest
 from pipdraw import photos_dir
 
 from companion.evaluation import LabelledDie, match, read_labels
+from companion.synth.render import render_throw
 from companion.vision.recognizer import PIP_WORK_SIDE, PipRecognizer
-from companion.vision.render import render_throw
 from companion.vision.spot import (
     KIND_EDGE,
     PHOTO_EDGE,

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from companion.evaluation import LabelledDie
+from companion.synth.render import render_throw
 from companion.synth.scene import Setup, compose
 from companion.vision.recognizer import PipRecognizer
 from companion.vision.rectify import CANON_DIE, MAX_VIEW_SIDE, TrayView
-from companion.vision.render import render_throw
 from companion.vision.tray import TrayProfile, calibrate_tray
 from companion.vision.types import DieRegion, VisionError
 

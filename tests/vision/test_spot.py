@@ -8,8 +8,9 @@ import cv2
 import numpy as np
 import pytest
 
+from companion.synth.render import render_throw, shifted_palette
 from companion.vision.faces import BockRecognizer
-from companion.vision.render import DEFAULT_PALETTE, render_throw
+from companion.vision.faces_look import DEFAULT_PALETTE
 from companion.vision.spot import (
     ALIGN,
     DEFAULT_MODEL,
@@ -175,7 +176,7 @@ def spotter():
     [
         (71, False, DEFAULT_PALETTE),
         (72, True, DEFAULT_PALETTE),
-        (73, True, DEFAULT_PALETTE.shifted()),
+        (73, True, shifted_palette()),
     ],
 )
 def test_every_die_of_rendered_throws_is_spotted(spotter, seed, hard, palette):

@@ -7,20 +7,18 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from companion.synth.render import render_throw
 from companion.vision.enrol import enrol_face
-from companion.vision.faces import (
-    MIN_SEPARATION,
+from companion.vision.faces import BockRecognizer
+from companion.vision.faces_classify import MIN_SEPARATION, FaceClassifier
+from companion.vision.faces_features import (
     PATTERN_SIZE,
     TINT_SIZE,
-    BockRecognizer,
-    FaceClassifier,
-    FaceModel,
-    FaceModelError,
-    builtin_models,
     face_features,
     pattern_distance,
 )
-from companion.vision.render import FACES, render_throw
+from companion.vision.faces_look import FACES
+from companion.vision.faces_models import FaceModel, FaceModelError, builtin_models
 
 SIZE = (960, 720)
 

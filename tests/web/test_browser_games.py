@@ -151,8 +151,8 @@ def test_the_camera_pipeline_shows_its_annotated_picture_and_what_the_button_wou
 ):
     from companion.hardware.demo import Throw, ThrowSource
     from companion.pipeline import Companion
+    from companion.synth.render import render_throw
     from companion.vision.recognizer import PipRecognizer
-    from companion.vision.render import render_throw
     from companion.vision.settle import SettleDetector
 
     server.table.create_game("schocken", {"players": ["Anna", "Ben"]}, PIN)

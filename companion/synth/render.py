@@ -2,9 +2,9 @@
 
 The renderer is the project's model of the real scene: a dice tray seen from a camera
 that is almost overhead, N dice (1-10) lying at random positions and rotations, apart or
-touching. Each die gets a top face (pips, or one of the six Rock the Bock faces: a skull
-drawn here on its background — bock on white, goats on their player colour, wolf on a
-dark grey face), rounded edges with a shaded bevel, visible side walls from parallax and
+touching. Each die gets a top face (pips, or one of the six Rock the Bock faces: the
+built-in set as ``companion.vision.faces_look`` draws it, or artwork the models never saw,
+``ARTWORKS``), rounded edges with a shaded bevel, visible side walls from parallax and
 a soft shadow. The frame then goes through what a cheap camera in a pub does to it:
 uneven and coloured light, white-balance drift, glare, slight perspective, blur, sensor
 noise and JPEG compression. ``hard=True`` pushes all of that to the rough end: a strong
@@ -38,71 +38,42 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-FACES: tuple[str, ...] = ("wolf", "bock", "goat_red", "goat_blue", "goat_green", "goat_yellow")
+from companion.vision.faces_look import (
+    BGR,
+    DEFAULT_PALETTE,
+    DRAW,
+    FACES,
+    TEXTURE,
+    FaceLook,
+    Palette,
+    draw_face,
+    rounded_rect,
+    shade_texture,
+)
+
 KINDS: tuple[str, ...] = ("pips", "bock")
 
-BGR = tuple[int, int, int]
 
-# Canonical face textures are drawn at _DRAW px and shrunk to _TEX px, which anti-aliases
-# the skull outlines; _TEX is above the largest die edge we render, so warping only shrinks.
-_DRAW = 192
-_TEX = 96
+def shifted_palette(palette: Palette = DEFAULT_PALETTE) -> Palette:
+    """A differently coloured set: other hues, a cream bock, a brown wolf, black plastic.
 
+    Used to check that enrolment, not the built-in model, carries recognition of a set
+    whose colours were never seen before.
+    """
+    looks = []
+    for face, look in zip(FACES, palette.looks, strict=True):
+        if face == "bock":
+            bg: BGR = (170, 214, 232)  # cream instead of white
+            icon: BGR = (40, 50, 70)  # dark brown print
+        elif face == "wolf":
+            bg = (45, 62, 92)  # dark brown instead of grey
+            icon = (150, 175, 200)
+        else:
+            bg = _shift_hsv(look.background, hue_deg=14.0, sat=0.8, val=0.88)
+            icon = (175, 200, 215)  # greyer bone
+        looks.append(FaceLook(background=bg, icon=icon))
+    return Palette(looks=tuple(looks), body=(28, 28, 30))
 
-@dataclass(frozen=True)
-class FaceLook:
-    """How one printed face looks: its background and the colour of the skull on it."""
-
-    background: BGR
-    icon: BGR
-    # The colour of the face beyond a central badge, for artwork that has one (``badge``);
-    # there ``background`` is the badge's colour, the one around the icon.
-    outer: BGR | None = None
-
-
-@dataclass(frozen=True)
-class Palette:
-    """The colours of one Rock the Bock dice set (BGR, 0-255)."""
-
-    looks: tuple[FaceLook, ...]  # one per face, in ``FACES`` order
-    body: BGR  # the die's plastic: margins around the print and the side walls
-
-    def look(self, face: str) -> FaceLook:
-        """The look of ``face`` (one of ``FACES``)."""
-        return self.looks[FACES.index(face)]
-
-    def shifted(self) -> Palette:
-        """A differently coloured set: other hues, a cream bock, a brown wolf, black plastic.
-
-        Used to check that enrolment, not the built-in model, carries recognition of a set
-        whose colours were never seen before.
-        """
-        looks = []
-        for face, look in zip(FACES, self.looks, strict=True):
-            if face == "bock":
-                bg: BGR = (170, 214, 232)  # cream instead of white
-                icon: BGR = (40, 50, 70)  # dark brown print
-            elif face == "wolf":
-                bg = (45, 62, 92)  # dark brown instead of grey
-                icon = (150, 175, 200)
-            else:
-                bg = _shift_hsv(look.background, hue_deg=14.0, sat=0.8, val=0.88)
-                icon = (175, 200, 215)  # greyer bone
-            looks.append(FaceLook(background=bg, icon=icon))
-        return Palette(looks=tuple(looks), body=(28, 28, 30))
-
-
-DEFAULT_PALETTE = Palette(
-    looks=(
-        FaceLook(background=(62, 62, 66), icon=(178, 180, 176)),  # wolf: light skull on dark grey
-        FaceLook(background=(236, 240, 242), icon=(34, 30, 30)),  # bock: black skull on white
-        FaceLook(background=(42, 38, 196), icon=(228, 236, 242)),  # goat_red
-        FaceLook(background=(178, 92, 28), icon=(228, 236, 242)),  # goat_blue
-        FaceLook(background=(52, 150, 42), icon=(228, 236, 242)),  # goat_green
-        FaceLook(background=(36, 206, 236), icon=(228, 236, 242)),  # goat_yellow
-    ),
-    body=(214, 224, 230),
-)
 
 # Pip dice: (body, pips) or (body, pips, swirl), all BGR. Dark dice with light pips and
 # low-contrast pairs too; a swirl colour makes a marbled die (streaks of it through the
@@ -263,7 +234,7 @@ def render_throw(
         borderMode=cv2.BORDER_REPLICATE,
     )
     sigma = float(rng.uniform(1.0, 1.8) if hard else rng.uniform(0.3, 1.0))
-    canvas = cv2.GaussianBlur(canvas, (0, 0), sigma)
+    canvas = np.asarray(cv2.GaussianBlur(canvas, (0, 0), sigma), np.float32)
     noise_sd = float(rng.uniform(0.012, 0.03) if hard else rng.uniform(0.004, 0.014))
     noise = rng.standard_normal((height, width, 3), dtype=np.float32)
     canvas += noise * (noise_sd * np.sqrt(np.clip(canvas, 0.02, 1.0)) * 2.0)
@@ -274,6 +245,8 @@ def render_throw(
         raise RenderError("OpenCV could not encode the rendered frame as JPEG")
     jpeg = buf.tobytes()
     image = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    if image is None:
+        raise RenderError("OpenCV could not decode the frame it had just encoded")
 
     dice = []
     for top, value, rotation in zip(tops, values, rotations, strict=True):
@@ -342,10 +315,14 @@ def frame_seed(seed: int, index: int) -> int:
     return int(np.random.SeedSequence([seed, index]).generate_state(1, np.uint32)[0])
 
 
-def face_texture(
-    face: str, palette: Palette | None = None, artwork: str = "classic"
+def artwork_texture(
+    face: str, artwork: str = "classic", palette: Palette | None = None
 ) -> np.ndarray:
-    """The printed Rock the Bock face ``face`` as an upright BGR uint8 image (for people)."""
+    """The printed Rock the Bock face ``face`` of ``artwork`` as an upright BGR uint8 image.
+
+    For the built-in artwork this is ``faces_look.face_texture``, the picture the built-in
+    face models are learnt from.
+    """
     if face not in FACES:
         raise RenderError(f"unknown face {face!r}; use one of {', '.join(FACES)}")
     palette = palette or artwork_palette(artwork)
@@ -414,13 +391,13 @@ def _draw_tray(
 def _texture(rng: np.random.Generator, width: int, height: int, name: str) -> np.ndarray:
     """A multiplicative material texture around 1.0: grain for wood, fuzz for felt."""
     if name == "wood":
-        grain = rng.normal(0, 1, (max(2, height // 6), 8)).astype(np.float32)
+        grain: np.ndarray = rng.normal(0, 1, (max(2, height // 6), 8)).astype(np.float32)
         grain = cv2.resize(grain, (width, height), interpolation=cv2.INTER_CUBIC)
         return 1.0 + 0.06 * grain
-    coarse = rng.normal(0, 1, (12, 16)).astype(np.float32)
+    coarse: np.ndarray = rng.normal(0, 1, (12, 16)).astype(np.float32)
     coarse = cv2.resize(coarse, (width, height), interpolation=cv2.INTER_CUBIC)
     fine_sd = 0.05 if name == "felt" else 0.02
-    fine = rng.normal(0, fine_sd, (height // 2, width // 2)).astype(np.float32)
+    fine: np.ndarray = rng.normal(0, fine_sd, (height // 2, width // 2)).astype(np.float32)
     fine = cv2.resize(fine, (width, height), interpolation=cv2.INTER_LINEAR)
     return 1.0 + 0.03 * coarse + fine
 
@@ -490,7 +467,7 @@ def _shadow_map(
 ) -> np.ndarray:
     """Soft shadows cast away from the light, blurred at quarter resolution for speed."""
     scale = 4
-    small = np.zeros((height // scale + 1, width // scale + 1), np.float32)
+    small: np.ndarray = np.zeros((height // scale + 1, width // scale + 1), np.float32)
     offset = -light * edge * 0.35
     for fp in footprints:
         center = fp.mean(axis=0)
@@ -525,13 +502,13 @@ def _draw_sides(
 def _face_texture(
     kind: str, value: int | str, palette: Palette, style: PipStyle, artwork: str = "classic"
 ) -> tuple[np.ndarray, np.ndarray]:
-    """An upright top face (float BGR 0-1, _TEX px) and its alpha (rounded die corners)."""
-    d = _DRAW
-    img = np.zeros((d, d, 3), np.uint8)
+    """An upright top face (float BGR 0-1, TEXTURE px) and its alpha (rounded die corners)."""
+    d = DRAW
     alpha = np.zeros((d, d), np.uint8)
-    _rounded_rect(alpha, 0, 0, d - 1, d - 1, int(d * 0.12), 255)
+    rounded_rect(alpha, 0, 0, d - 1, d - 1, int(d * 0.12), 255)
     if kind == "pips":
         assert isinstance(value, int)
+        img = np.zeros((d, d, 3), np.uint8)
         body, pip = style[0], style[1]
         img[:] = body
         if len(style) == 3:
@@ -545,27 +522,15 @@ def _face_texture(
             cv2.circle(img, c, r, pip, -1, cv2.LINE_AA)
     elif artwork != "classic":
         assert isinstance(value, str)
+        img = np.zeros((d, d, 3), np.uint8)
         img[:] = palette.body
         _ARTWORK_DRAW[artwork](img, value, palette.look(value))
     else:
         assert isinstance(value, str)
-        look = palette.look(value)
-        img[:] = palette.body
-        m = round(d * 0.075)
-        _rounded_rect(img, m, m, d - 1 - m, d - 1 - m, round(d * 0.09), look.background)
-        skull = np.zeros((d, d), np.uint8)
-        holes = np.zeros((d, d), np.uint8)
-        _SKULLS[value.split("_")[0]](skull, holes)
-        mask = (skull > 0) & (holes == 0)
-        img[mask] = look.icon
-    tex = cv2.resize(img, (_TEX, _TEX), interpolation=cv2.INTER_AREA).astype(np.float32) / 255
-    a = cv2.resize(alpha, (_TEX, _TEX), interpolation=cv2.INTER_AREA).astype(np.float32) / 255
-    # Bevel: the rounded edge darkens towards the rim, computed once per texture.
-    ramp = np.minimum(np.arange(_TEX), np.arange(_TEX)[::-1]).astype(np.float32) / (_TEX * 0.07)
-    ramp = np.clip(ramp, 0, 1)
-    bevel = np.minimum(ramp[None, :], ramp[:, None])
-    tex *= (0.72 + 0.28 * bevel)[:, :, None]
-    return tex, a
+        img = draw_face(value, palette)
+    tex = shade_texture(img)
+    a = cv2.resize(alpha, (TEXTURE, TEXTURE), interpolation=cv2.INTER_AREA).astype(np.float32)
+    return tex, a / 255
 
 
 def _marble(img: np.ndarray, swirl: BGR, seed: int) -> None:
@@ -578,75 +543,6 @@ def _marble(img: np.ndarray, swirl: BGR, seed: int) -> None:
     warp = x * 3.1 + 0.9 * np.sin(y * 5.3 + a) + 0.6 * np.sin((x + y) * 7.0 + b)
     band = np.clip((np.sin(warp * 2.2 + c) - 0.2) / 0.8, 0, 1)[:, :, None]
     img[:] = (img * (1 - band) + np.array(swirl, np.float32) * band).astype(np.uint8)
-
-
-def _rounded_rect(img: np.ndarray, x0: int, y0: int, x1: int, y1: int, r: int, color) -> None:
-    cv2.rectangle(img, (x0 + r, y0), (x1 - r, y1), color, -1)
-    cv2.rectangle(img, (x0, y0 + r), (x1, y1 - r), color, -1)
-    for cx, cy in ((x0 + r, y0 + r), (x1 - r, y0 + r), (x1 - r, y1 - r), (x0 + r, y1 - r)):
-        cv2.circle(img, (cx, cy), r, color, -1, cv2.LINE_AA)
-
-
-def _skull_base(skull: np.ndarray, holes: np.ndarray, snout_len: float, snout_w: float) -> None:
-    """Cranium, snout, eye sockets and nostrils shared by the three skulls (192 px canvas)."""
-    cv2.ellipse(skull, (96, 84), (32, 30), 0, 0, 360, 255, -1, cv2.LINE_AA)
-    bottom = 96 + snout_len
-    snout = np.array(
-        [[96 - 27, 92], [96 + 27, 92], [96 + snout_w, bottom], [96 - snout_w, bottom]], np.int32
-    )
-    cv2.fillConvexPoly(skull, snout, 255, cv2.LINE_AA)
-    cv2.ellipse(skull, (96, int(bottom)), (int(snout_w), 7), 0, 0, 180, 255, -1, cv2.LINE_AA)
-    for x in (82, 110):
-        cv2.ellipse(holes, (x, 86), (8, 10), 0, 0, 360, 255, -1, cv2.LINE_AA)
-    for x in (91, 101):
-        cv2.circle(holes, (x, int(bottom) - 6), 4, 255, -1, cv2.LINE_AA)
-
-
-def _goat(skull: np.ndarray, holes: np.ndarray) -> None:
-    _skull_base(skull, holes, snout_len=52, snout_w=12)
-    # Short horns swept back and out.
-    for sign in (-1, 1):
-        pts = np.array(
-            [
-                [96 + sign * 14, 60],
-                [96 + sign * 30, 64],
-                [96 + sign * 52, 26],
-                [96 + sign * 44, 22],
-            ],
-            np.int32,
-        )
-        cv2.fillConvexPoly(skull, pts, 255, cv2.LINE_AA)
-    # Pointed ears below the horns.
-    for sign in (-1, 1):
-        ear = np.array([[96 + sign * 26, 74], [96 + sign * 58, 70], [96 + sign * 30, 88]], np.int32)
-        cv2.fillConvexPoly(skull, ear, 255, cv2.LINE_AA)
-
-
-def _bock(skull: np.ndarray, holes: np.ndarray) -> None:
-    _skull_base(skull, holes, snout_len=56, snout_w=13)
-    # Big curled ram horns on both sides and a beard under the jaw.
-    for sign in (-1, 1):
-        center = (96 + sign * 50, 74)
-        start, end = (200, 470) if sign < 0 else (-110, 160)
-        cv2.ellipse(skull, center, (28, 30), 0, start, end, 255, 13, cv2.LINE_AA)
-    beard = np.array([[84, 156], [108, 156], [96, 186]], np.int32)
-    cv2.fillConvexPoly(skull, beard, 255, cv2.LINE_AA)
-
-
-def _wolf(skull: np.ndarray, holes: np.ndarray) -> None:
-    _skull_base(skull, holes, snout_len=68, snout_w=9)
-    for sign in (-1, 1):
-        ear = np.array([[96 + sign * 10, 60], [96 + sign * 40, 18], [96 + sign * 34, 74]], np.int32)
-        cv2.fillConvexPoly(skull, ear, 255, cv2.LINE_AA)
-    # Fangs along the jaw.
-    for sign in (-1, 1):
-        fang = np.array(
-            [[96 + sign * 10, 150], [96 + sign * 18, 150], [96 + sign * 13, 172]], np.int32
-        )
-        cv2.fillConvexPoly(skull, fang, 255, cv2.LINE_AA)
-
-
-_SKULLS = {"goat": _goat, "bock": _bock, "wolf": _wolf}
 
 
 # --- other artwork ------------------------------------------------------------------------
@@ -664,7 +560,7 @@ _SKULLS = {"goat": _goat, "bock": _bock, "wolf": _wolf}
 def _stencil_frame(img: np.ndarray, look: FaceLook) -> None:
     d = img.shape[0]
     m = round(d * 0.07)
-    _rounded_rect(img, m, m, d - 1 - m, d - 1 - m, round(d * 0.06), look.background)
+    rounded_rect(img, m, m, d - 1 - m, d - 1 - m, round(d * 0.06), look.background)
     inset = round(d * 0.13)
     cv2.rectangle(img, (inset, inset), (d - 1 - inset, d - 1 - inset), look.icon, 3, cv2.LINE_AA)
     for cx in (inset + 9, d - 1 - inset - 9):
@@ -753,13 +649,13 @@ def _draw_badge(img: np.ndarray, face: str, look: FaceLook) -> None:
     d = img.shape[0]
     outer = look.outer or look.background
     m = round(d * 0.07)
-    _rounded_rect(img, m, m, d - 1 - m, d - 1 - m, round(d * 0.1), outer)
+    rounded_rect(img, m, m, d - 1 - m, d - 1 - m, round(d * 0.1), outer)
     # Diagonal stripes of a darker tone of the outer colour.
     stripes = np.zeros((d, d), np.uint8)
     for k in range(-d, 2 * d, 24):
         cv2.line(stripes, (k, 0), (k - d, d), 255, 8, cv2.LINE_AA)
     inside = np.zeros((d, d), np.uint8)
-    _rounded_rect(inside, m, m, d - 1 - m, d - 1 - m, round(d * 0.1), 255)
+    rounded_rect(inside, m, m, d - 1 - m, d - 1 - m, round(d * 0.1), 255)
     dark = tuple(int(v * 0.7) for v in outer)
     img[(stripes > 0) & (inside > 0)] = dark
     cv2.circle(img, (96, 96), round(d * 0.37), look.icon, 3, cv2.LINE_AA)
@@ -820,11 +716,11 @@ def _paste_face(
     y0 = max(0, int(np.floor(corners[:, 1].min())) - 2)
     x1 = min(w, int(np.ceil(corners[:, 0].max())) + 3)
     y1 = min(h, int(np.ceil(corners[:, 1].max())) + 3)
-    src = np.array([[0, 0], [_TEX, 0], [_TEX, _TEX], [0, _TEX]], np.float32)
+    src = np.array([[0, 0], [TEXTURE, 0], [TEXTURE, TEXTURE], [0, TEXTURE]], np.float32)
     dst = corners - np.array([x0, y0], np.float32)
     m = cv2.getPerspectiveTransform(src, dst.astype(np.float32))
     size = (x1 - x0, y1 - y0)
-    face = cv2.warpPerspective(tex, m, size, flags=cv2.INTER_LINEAR)
+    face: np.ndarray = cv2.warpPerspective(tex, m, size, flags=cv2.INTER_LINEAR)
     a = cv2.warpPerspective(alpha, m, size, flags=cv2.INTER_LINEAR)[:, :, None]
     # A top face catches a little more or less light than the floor, depending on gloss.
     face *= float(rng.uniform(0.92, 1.08))

@@ -9,15 +9,15 @@ import numpy as np
 import pytest
 
 from companion.evaluation import read_labels
-from companion.vision.render import (
-    DEFAULT_PALETTE,
-    FACES,
+from companion.synth.render import (
     RenderError,
-    face_texture,
+    artwork_texture,
     frame_seed,
     render_throw,
+    shifted_palette,
     write_dataset,
 )
+from companion.vision.faces_look import DEFAULT_PALETTE, FACES, face_texture
 
 SMALL = (640, 480)
 
@@ -113,21 +113,8 @@ def test_pip_die_shows_as_many_pips_as_its_label(value):
     assert len(blobs) == value
 
 
-def test_bock_faces_show_their_background_colour_and_a_skull():
-    for face in FACES:
-        look = DEFAULT_PALETTE.look(face)
-        tex = face_texture(face).astype(np.float32)
-        # Just inside the print's corner: background only.
-        corner = tex[12:18, 12:18].reshape(-1, 3).mean(axis=0)
-        assert np.abs(corner - np.array(look.background)).max() < 30, face
-        # The skull's colour covers a good part of the middle.
-        middle = tex[30:66, 30:66].reshape(-1, 3)
-        near_icon = np.abs(middle - np.array(look.icon)).max(axis=1) < 40
-        assert 0.2 < near_icon.mean() < 0.9, face
-
-
 def test_shifted_palette_changes_every_face_colour():
-    shifted = DEFAULT_PALETTE.shifted()
+    shifted = shifted_palette()
     for face in FACES:
         a = np.array(DEFAULT_PALETTE.look(face).background, float)
         b = np.array(shifted.look(face).background, float)
@@ -190,7 +177,7 @@ def test_write_dataset_pips_folder_reads_as_tray_a_yolo(tmp_path):
 
 
 def test_marbled_pip_dice_show_streaks_of_their_swirl_colour():
-    from companion.vision.render import DEFAULT_PALETTE, PIP_STYLES, _face_texture
+    from companion.synth.render import PIP_STYLES, _face_texture
 
     marbled = [s for s in PIP_STYLES if len(s) == 3]
     assert marbled, "the renderer draws marbled dice"
@@ -204,14 +191,14 @@ def test_marbled_pip_dice_show_streaks_of_their_swirl_colour():
 
 
 def test_other_artwork_draws_other_faces_in_its_own_colours():
-    from companion.vision.render import ARTWORKS, artwork_palette
+    from companion.synth.render import ARTWORKS, artwork_palette
 
     assert ARTWORKS[0] == "classic" and len(ARTWORKS) >= 3
     classic = {face: face_texture(face).astype(np.float32) for face in FACES}
     for artwork in ARTWORKS[1:]:
         palette = artwork_palette(artwork)
         for face in FACES:
-            tex = face_texture(face, artwork=artwork).astype(np.float32)
+            tex = artwork_texture(face, artwork).astype(np.float32)
             assert np.abs(tex - classic[face]).mean() > 25, (artwork, face)
             # Other drawings, not only other colours: where the face is light and where
             # dark differs from the classic face in a good part of it (either way round).

@@ -1,0 +1,170 @@
+"""Face models: the mean and spread of a face's features, built in or enrolled.
+
+Each face has a model: the mean and spread of its features (``faces_features``), its
+drawing and its lighter colour. Built-in models come from the picture of the built-in set
+(``faces_look``); enrolment (``companion.vision.enrol``) replaces them face by face with
+what the table's own dice look like.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from companion.vision.faces_features import (
+    FEATURE_NAMES,
+    PATTERN_SIZE,
+    TINT_SIZE,
+    align_patterns,
+    face_features,
+)
+from companion.vision.faces_look import DEFAULT_PALETTE, FACES, Palette, face_texture
+from companion.vision.types import VisionError
+
+# How far each feature of a face may stray between lights, blur and glare (measured on
+# rendered frames, normal and hard); enrolled models never get less.
+BUILTIN_SPREAD = np.array([0.2, 0.08, 0.08, 0.08, 0.1, 0.07], np.float32)
+
+
+class FaceModelError(VisionError):
+    """A face model or enrolment record that cannot be used."""
+
+
+@dataclass(frozen=True)
+class FaceModel:
+    """Mean and spread of the features of one face."""
+
+    face: str
+    mean: tuple[float, ...]
+    spread: tuple[float, ...]
+    count: int  # dice it was learnt from (0: built in)
+    # The face's drawing: its mean light/dark pattern, upright (see ``pattern_distance``);
+    # None for a model enrolled before patterns were kept (its drawing is not checked).
+    pattern: tuple[float, ...] | None = None
+    # The face's colours without their brightness (``FaceFeatures.tint``) under the light
+    # it was learnt in; None for a model enrolled before tints were kept.
+    tint: tuple[float, ...] | None = None
+
+    def to_dict(self) -> dict:
+        """A JSON-ready dict (see ``from_dict``)."""
+        out: dict = {
+            "mean": [round(v, 4) for v in self.mean],
+            "spread": [round(v, 4) for v in self.spread],
+            "count": self.count,
+        }
+        if self.pattern is not None:
+            out["pattern"] = [round(v, 3) for v in self.pattern]
+        if self.tint is not None:
+            out["tint"] = [round(v, 4) for v in self.tint]
+        return out
+
+    @classmethod
+    def from_dict(cls, face: str, data: Mapping) -> FaceModel:
+        """Parse the dict written by ``to_dict``; raises ``FaceModelError`` if malformed."""
+        if face not in FACES:
+            raise FaceModelError(f"unknown face {face!r} in profile; faces are {', '.join(FACES)}")
+        try:
+            mean = tuple(float(v) for v in data["mean"])
+            spread = tuple(float(v) for v in data["spread"])
+            count = int(data["count"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise FaceModelError(
+                f"face {face!r} in profile is malformed ({exc}); enrol it again"
+            ) from None
+        n = len(FEATURE_NAMES)
+        if len(mean) != n or len(spread) != n or min(spread) <= 0:
+            raise FaceModelError(
+                f"face {face!r} in profile needs {n} means and {n} positive spreads; enrol it again"
+            )
+        pattern = data.get("pattern")
+        if pattern is not None:
+            try:
+                pattern = tuple(float(v) for v in pattern)
+            except (TypeError, ValueError):
+                pattern = ()
+            if len(pattern) != PATTERN_SIZE or not all(0.0 <= v <= 1.0 for v in pattern):
+                raise FaceModelError(
+                    f"face {face!r} in profile has a pattern that is not {PATTERN_SIZE} light"
+                    " shares from 0 to 1; enrol it again"
+                )
+        tint = data.get("tint")
+        if tint is not None:
+            try:
+                tint = tuple(float(v) for v in tint)
+            except (TypeError, ValueError):
+                tint = ()
+            if len(tint) != TINT_SIZE or not all(math.isfinite(v) for v in tint):
+                raise FaceModelError(
+                    f"face {face!r} in profile has a tint that is not {TINT_SIZE} numbers;"
+                    " enrol it again"
+                )
+        return cls(
+            face=face, mean=mean, spread=spread, count=count, pattern=pattern, tint=tint
+        )
+
+
+
+@functools.lru_cache(maxsize=8)
+def _builtin_models(palette: Palette) -> tuple[FaceModel, ...]:
+    models = []
+    for face in FACES:
+        tex = face_texture(face, palette)
+        vectors = []
+        patterns = []
+        tints = []
+        # The face as a camera sees it: small (45-75 px), a little soft, at any angle.
+        for edge, sigma, angle in itertools.product((45, 75), (0.8, 1.6), (0.0, 30.0)):
+            scale = edge / tex.shape[0]
+            side = int(edge * 1.6)
+            m = np.asarray(
+                cv2.getRotationMatrix2D((tex.shape[1] / 2, tex.shape[0] / 2), angle, scale),
+                np.float64,
+            )
+            m[:, 2] += side / 2 - np.array([tex.shape[1] / 2, tex.shape[0] / 2])
+            view = cv2.warpAffine(tex, m, (side, side), borderMode=cv2.BORDER_REPLICATE)
+            view = cv2.GaussianBlur(view, (0, 0), sigma)
+            feats = face_features(view, (side / 2, side / 2), float(edge), -angle)
+            vectors.append(feats.vector())
+            patterns.append(feats.pattern)
+            tints.append(feats.tint())
+        arr = np.array(vectors, np.float32)
+        spread = np.maximum(BUILTIN_SPREAD, arr.std(axis=0))
+        models.append(
+            FaceModel(
+                face=face,
+                mean=tuple(float(v) for v in arr.mean(axis=0)),
+                spread=tuple(float(v) for v in spread),
+                count=0,
+                pattern=tuple(float(v) for v in align_patterns(np.array(patterns))),
+                tint=tuple(float(v) for v in np.mean(tints, axis=0)),
+            )
+        )
+    return tuple(models)
+
+
+def builtin_models(palette: Palette = DEFAULT_PALETTE) -> dict[str, FaceModel]:
+    """Face models from the renderer's picture of ``palette`` (the out-of-the-box set)."""
+    return {m.face: m for m in _builtin_models(palette)}
+
+def nearest_face(models: Mapping[str, FaceModel], face: str) -> tuple[str, float]:
+    """The face whose model lies nearest ``face``'s, and how far: the distance of the two
+    means in units of the larger spread of each feature."""
+    model = models[face]
+    nearest, separation = "", float("inf")
+    for other, m in models.items():
+        if other == face:
+            continue
+        z = (np.array(model.mean) - np.array(m.mean)) / np.maximum(
+            np.array(model.spread), np.array(m.spread)
+        )
+        d = float(np.sqrt((z * z).sum()))
+        if d < separation:
+            nearest, separation = other, d
+    return nearest, separation
+
