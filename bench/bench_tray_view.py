@@ -6,7 +6,8 @@ rendered throw of 3 or 10 dice (``companion.synth.render``), so no photos are ne
 Each frame is read twice, one thread:
 
 - ``frame``: the whole frame with the set-up's tray profile, as the camera would send
-  it: straightened (``rectify``), dice found and read in the view, mapped back;
+  it: the tray straightened straight to the spotter's working scale (``rectify``), dice
+  found there, mapped back and read from the frame's own pixels;
 - ``bare``: the straightened tray view itself, read as a bare top-down tray picture
   (``PipRecognizer.read_view``): the same pixels without straightening and mapping back.
 

@@ -41,6 +41,9 @@ MARGIN = 1.0
 # confirmed before is the same tray; the last ``CONFIRMED_KEPT`` confirmed are kept.
 SAME_PLACE = 0.02
 CONFIRMED_KEPT = 8
+# A dice tray is no strip: an outline whose sides, seen from above, differ more than
+# this is something else (on the bare tray-a photos, a lit band along the paper's edge).
+MAX_ASPECT = 3.0
 # The side check works on the frame shrunk to this longer side. Across each side, at
 # ``CHECK_POINTS`` points along it, it finds the steepest step in brightness within
 # ``CHECK_REACH`` of the side's length (the found outline is off by up to 2 % of a side),
@@ -208,5 +211,8 @@ def _look(frame: np.ndarray) -> TrayProfile | None:
     except TrayNotFound:
         return None
     h, w = frame.shape[:2]
+    view = TrayView.for_tray(corners, (w, h), None)
+    if max(view.size) > MAX_ASPECT * min(view.size):
+        return None  # a lit strip along the paper's edge, not a tray
     # The floor's colour is not needed to read dice; grey stands for it.
     return TrayProfile((w, h), corners, None, (128.0, 128.0, 128.0))

@@ -48,6 +48,8 @@ SNAP = 0.15
 # frames: every 15 throws or so; a measure costs about ten reads' spotter passes).
 SIZE_FRAMES = 5
 SIZE_EVERY = 50
+# A straightened tray narrower than this (pixels, at the spotter's scale) holds no die.
+MIN_VIEW = 32
 # In a reading with more dice than the game has, two dice whose centres lie closer than
 # this share of the reading's largest die edge are taken for one die read twice
 # (``limit``): two real dice lie at least an edge apart (touching side to side), and the
@@ -199,7 +201,9 @@ class PipRecognizer:
         if len(seen) < SIZE_FRAMES or count % SIZE_EVERY == 0:
             if profile is not None and len(profile.corners) == 4:
                 view = tray_view(profile, (w, h), None)
-                die = self._measure(view.warp(frame))
+                die = None
+                if min(view.size) >= MIN_VIEW:
+                    die = self._measure(view.warp(frame))
                 die = None if die is None else die / view.scale
             else:
                 die = self._measure(frame)
@@ -254,14 +258,31 @@ class PipRecognizer:
         t0 = time.perf_counter()
         die = self._die(frame, profile)
         view = self._view(frame, profile, die)
-        if view is None and profile is None:
-            # No die anywhere in the frame at any size.
+        if (view is None and profile is None) or (
+            view is not None and min(view.size) < MIN_VIEW
+        ):
+            # No die anywhere in the frame at any size, or a tray too narrow for one.
             dice: list[Die] = []
             t1 = t2 = time.perf_counter()
         elif view is None:
             # A tray of more than four corners: read the frame as it is, inside the tray.
             t1 = time.perf_counter()
             dice, t2 = self._find_and_read(frame, None, profile)
+        elif self.spotter is not None and not view.is_identity:
+            # The spotter's working image warped straight from the frame, and each die
+            # read from the frame's own pixels (the net's crop is scaled per die): one
+            # resampling instead of the whole view's and then the spotter's, which cost
+            # a third on top of reading a bare tray view (bench/bench_tray_view.py).
+            die_view = CANON_DIE if die is None else die * view.scale
+            work = view.zoomed(VIEW_SCALE * CANON_DIE / die_view)
+            image = work.warp(frame)
+            t1 = time.perf_counter()
+            if min(image.shape[:2]) < MIN_VIEW:
+                regions = []  # a tray too narrow to hold a die at this scale
+            else:
+                regions = [work.region_to_frame(r) for r in self.spotter.spot_at(image, 1.0)]
+            t2 = time.perf_counter()
+            dice = self._read_regions(frame, regions)
         else:
             image = frame if view.is_identity else view.warp(frame)
             t1 = time.perf_counter()
@@ -317,11 +338,16 @@ class PipRecognizer:
         else:
             regions = find_dice(image, FinderOptions(die_size=die, work_side=PIP_WORK_SIDE))
         found = time.perf_counter()
+        return self._read_regions(image, regions), found
+
+    def _read_regions(self, image: np.ndarray, regions: list[DieRegion]) -> list[Die]:
+        """The dice the net (or the pip counter) reads in ``regions`` of ``image``: one
+        reading per die, no more than the game has dice where that can be done safely."""
         if self.pipnet is not None:
             dice = _read_with_net(self.pipnet, image, regions)
         else:
             dice = _count_pips(image, regions)
-        return limit(_suppress_duplicates(dice), self.max_dice), found
+        return limit(_suppress_duplicates(dice), self.max_dice)
 
 
 def _snap(scale: float) -> float:

@@ -95,6 +95,14 @@ class TrayView:
         matrix = cv2.getPerspectiveTransform(q.astype(np.float32), target).astype(np.float64)
         return cls(matrix, size, frame_size, scale)
 
+    def zoomed(self, factor: float) -> TrayView:
+        """The same view ``factor`` times as many pixels across (the frame straight to a
+        smaller view, instead of this view shrunk afterwards)."""
+        size = (max(8, round(self.size[0] * factor)), max(8, round(self.size[1] * factor)))
+        fx, fy = size[0] / self.size[0], size[1] / self.size[1]
+        matrix = np.array([[fx, 0, 0], [0, fy, 0], [0, 0, 1]], np.float64) @ self.matrix
+        return TrayView(matrix, size, self.frame_size, self.scale * math.sqrt(fx * fy))
+
     @functools.cached_property
     def is_identity(self) -> bool:
         """True when the view is the frame itself (nothing to warp or map back)."""

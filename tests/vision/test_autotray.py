@@ -156,3 +156,20 @@ def test_a_profile_is_used_as_given():
     recognizer = PipRecognizer(profile)
     assert recognizer.keeper is None and recognizer.tray(scene.frame) is profile
     assert PipRecognizer(look_for_tray=False).tray(scene.frame) is None
+
+
+def test_a_strip_is_no_tray(monkeypatch):
+    # On bare tray-a photos the finder can outline a lit band along the paper's edge.
+    strip = ((10.0, 400.0), (630.0, 400.0), (630.0, 440.0), (10.0, 440.0))
+    monkeypatch.setattr(autotray, "find_tray", lambda frame: strip)
+    keeper = TrayKeeper(lambda frame, tray: 25.0)
+    assert keeper.tray(np.full((480, 640, 3), 120, np.uint8)) is None
+
+
+def test_a_tray_too_narrow_for_a_die_reads_no_dice():
+    scene = _scene(9170)
+    narrow = ((900.0, 500.0), (1300.0, 500.0), (1300.0, 530.0), (900.0, 530.0))
+    profile = TrayProfile(BAR.frame_size, narrow, 60.0, (128.0, 128.0, 128.0))
+    assert PipRecognizer(profile).read(scene.frame).dice == ()
+    counting = PipRecognizer(profile, count_pips=True)
+    assert counting.read(scene.frame).dice == ()
