@@ -5,8 +5,9 @@ scorekeeper one tap. This script reads every die of the *validation* photos of t
 (``companion.evaluation.PHOTO_SPLITS``: the nets never trained on them, and the
 hold-out is never read here) as bare photos and as whole camera frames of the six set-ups
 of ``companion.synth.scene`` (composed on the fly, each calibrated from its tray's
-corners), through the recogniser's own path: straightened view, spotter, pip net (one
-view, four views where it is unsure), pip counter. Then, for each candidate rule
+corners), through the recogniser's own path (``PipRecognizer.candidates``): the tray
+straightened (or found, for the bare photos), spotter, pip net (one view, four views
+where it is unsure), pip counter. Then, for each candidate rule
 (``FLAG_BELOW`` x ``COUNTER_FLOOR``, see ``companion.vision.recognizer``) it prints the
 share of labelled dice read right, read wrong but not flagged (``sure_wrong``) and
 flagged, and names the rule with the fewest flags among those keeping ``sure_wrong`` at
@@ -31,17 +32,20 @@ sys.path.insert(0, str(ROOT))
 from companion import evaluation  # noqa: E402
 from companion.synth.scene import SETUPS, write_scenes  # noqa: E402
 from companion.vision import recognizer as rec  # noqa: E402
-from companion.vision.pips import read_pips  # noqa: E402
+from companion.vision.pipnet import PipNet  # noqa: E402
 from companion.vision.tray import TrayProfile  # noqa: E402
 
 FLAGS = (0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)
 FLOORS = (0.3, 0.4, 0.5, 0.6, 0.7, 1.01)  # 1.01: the counter never confirms
 
 
-def dice_of(folder: Path, profile: Path | None, split: str) -> tuple[list[dict], int]:
-    """Every die the recogniser finds in ``folder``, with what each stage said of it."""
-    recognizer = rec.PipRecognizer(TrayProfile.load(profile) if profile else None)
-    net, spotter = recognizer.pipnet, recognizer.spotter
+def dice_of(
+    folder: Path, profile: Path | None, split: str, model: Path | None = None
+) -> tuple[list[dict], int]:
+    """Every die the recogniser finds in ``folder``, with what each stage said of it
+    (``PipRecognizer.candidates``: the recogniser's own path up to the flag rule)."""
+    net = PipNet(model) if model else None
+    recognizer = rec.PipRecognizer(TrayProfile.load(profile) if profile else None, pipnet=net)
     images = evaluation.photo_split(list((folder / "images").glob("*.jpg")), split)
     out, labelled = [], 0
     for path in images:
@@ -50,33 +54,20 @@ def dice_of(folder: Path, profile: Path | None, split: str) -> tuple[list[dict],
             folder / "labels" / f"{path.stem}.txt", frame.shape[1], frame.shape[0]
         )
         labelled += len(labels)
-        die = recognizer._die(frame)
-        view = recognizer._view(frame, die)
-        image = frame if view.is_identity else view.warp(frame)
-        in_view = rec.CANON_DIE if die is None else die * view.scale
-        regions = spotter.spot_at(image, rec.VIEW_SCALE * rec.CANON_DIE / in_view)
-        once = net.read(image, regions)
-        again = net.read(image, regions, views=rec.LOOK_AGAIN_VIEWS)
-        found = []
-        for region, a, b in zip(regions, once, again, strict=True):
-            guess = b if a.uncertain else a
-            moved = region.moved_to(guess.center)
-            count = read_pips(image, moved)
-            centre = view.region_to_frame(moved).center
-            found.append(
+        found = recognizer.candidates(frame)
+        pairs = dict(
+            (j, i) for i, j in evaluation.match(labels, [c.region.center for c in found])
+        )
+        for j, c in enumerate(found):
+            out.append(
                 {
-                    "value": guess.value,
-                    "p": guess.confidence,
-                    "count": count.value if not count.uncertain else None,
-                    "centre": centre,
+                    "value": c.value,
+                    "p": c.confidence,
+                    "count": c.count,
+                    "label": labels[pairs[j]].value if j in pairs else None,
+                    "set": folder.name,
                 }
             )
-        pairs = dict((j, i) for i, j in evaluation.match(labels, [f["centre"] for f in found]))
-        for j, f in enumerate(found):
-            f["label"] = labels[pairs[j]].value if j in pairs else None
-            f["set"] = folder.name
-            del f["centre"]
-        out.extend(found)
     return out, labelled
 
 
@@ -110,16 +101,18 @@ def main() -> int:
     parser.add_argument("--budget", type=float, default=0.003, help="largest sure_wrong share")
     parser.add_argument("--seed", type=int, default=11, help="seed of the first set-up's scenes")
     parser.add_argument("--json", help="write the figures here")
+    parser.add_argument("--model", help="pip net to tune for (default: models/pipnet.onnx)")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     photos = Path(args.photos)
-    dice, labelled = dice_of(photos, None, "validation")
+    model = Path(args.model) if args.model else None
+    dice, labelled = dice_of(photos, None, "validation", model)
     with tempfile.TemporaryDirectory() as tmp:
         images = evaluation.photo_split(list((photos / "images").glob("*.jpg")), "validation")
         for k, (name, setup) in enumerate(SETUPS.items()):
             out = Path(tmp) / name
             write_scenes(images, photos / "labels", out, setup, args.seed + k)
-            more, n = dice_of(out, out / "tray.json", "all")
+            more, n = dice_of(out, out / "tray.json", "all", model)
             dice += more
             labelled += n
     rows = [score(dice, labelled, t, c) for t in FLAGS for c in FLOORS]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -16,7 +16,7 @@ from companion.vision.pips import read_pips
 from companion.vision.rectify import CANON_DIE, TrayView, tray_view
 from companion.vision.spot import PIP_MODEL, PipSpotter, choose_spotter
 from companion.vision.tray import TrayProfile, find_in_tray
-from companion.vision.types import Die, DieRegion, Reading
+from companion.vision.types import Die, DieRegion, Reading, VisionError
 
 # The finder's working side for pip dice: a 640-pixel frame halves exactly (OpenCV's
 # fast path) and the finder takes half the time it takes at its default 480, finding
@@ -109,6 +109,7 @@ class PipRecognizer:
         )
         self._die_sizes: dict[tuple[int, int], list[float]] = {}
         self._reads: dict[tuple[int, int], int] = {}
+        self._seen: list[Candidate] | None = None  # while ``candidates`` reads
 
     def __repr__(self) -> str:
         return (
@@ -290,6 +291,10 @@ class PipRecognizer:
                 image, CANON_DIE if die is None else die * view.scale, profile
             )
             dice = [view.die_to_frame(d) for d in dice]
+            if self._seen and not view.is_identity:
+                self._seen[:] = [
+                    replace(c, region=view.region_to_frame(c.region)) for c in self._seen
+                ]
         t3 = time.perf_counter()
         return Reading(
             kind="pips",
@@ -340,11 +345,29 @@ class PipRecognizer:
         found = time.perf_counter()
         return self._read_regions(image, regions), found
 
+    def candidates(self, frame: np.ndarray) -> list[Candidate]:
+        """What the net and the pip counter say of every die of ``frame`` before the
+        flag rule is applied (for ``tools/tune_flag.py``); needs the pip net.
+
+        The frame is read as ``read`` reads it; regions found in a straightened view by
+        the classical finder are mapped back to frame pixels.
+        """
+        if self.pipnet is None:
+            raise VisionError("candidates come from the pip net; this recogniser has none")
+        check_frame(frame)
+        profile = self.tray(frame)
+        self._seen = []
+        try:
+            self._read(frame, profile)
+            return self._seen
+        finally:
+            self._seen = None
+
     def _read_regions(self, image: np.ndarray, regions: list[DieRegion]) -> list[Die]:
         """The dice the net (or the pip counter) reads in ``regions`` of ``image``: one
         reading per die, no more than the game has dice where that can be done safely."""
         if self.pipnet is not None:
-            dice = _read_with_net(self.pipnet, image, regions)
+            dice = _read_with_net(self.pipnet, image, regions, self._seen)
         else:
             dice = _count_pips(image, regions)
         return limit(_suppress_duplicates(dice), self.max_dice)
@@ -368,7 +391,23 @@ def _scaled_die(profile: TrayProfile, width: int) -> float | None:
 
 
 
-def _read_with_net(net: PipNet, frame: np.ndarray, regions: list[DieRegion]) -> list[Die]:
+@dataclass(frozen=True)
+class Candidate:
+    """What the net and the pip counter said of one die, before the flag rule
+    (``tools/tune_flag.py`` chooses the rule from these)."""
+
+    region: DieRegion  # in frame pixels
+    value: int
+    confidence: float  # the net's, after looking again where it was unsure
+    count: int | None  # the pip counter's value where it is sure of it, else None
+
+
+def _read_with_net(
+    net: PipNet,
+    frame: np.ndarray,
+    regions: list[DieRegion],
+    seen: list[Candidate] | None = None,
+) -> list[Die]:
     """Read every region in one pass of the net; drop what it takes for no die.
 
     Where the net is unsure (below its ``sure``) it looks again at turned crops
@@ -377,6 +416,7 @@ def _read_with_net(net: PipNet, frame: np.ndarray, regions: list[DieRegion]) -> 
     the value the net read and the net is at least ``COUNTER_FLOOR`` sure of it. The
     counter never replaces the net's value: where the two disagree, the die stays flagged
     (a counter that overruled the net was the commonest way to be wrong while sure).
+    ``seen`` gets a ``Candidate`` per die, every die's pips counted.
     """
     guesses = net.read(frame, regions)
     unsure = [i for i, g in enumerate(guesses) if g.uncertain]
@@ -392,9 +432,14 @@ def _read_with_net(net: PipNet, frame: np.ndarray, regions: list[DieRegion]) -> 
         # the top face is.
         region = region.moved_to(guess.center)
         uncertain = guess.confidence < FLAG_BELOW
-        if uncertain and guess.confidence >= COUNTER_FLOOR:
+        count = None
+        if seen is not None or (uncertain and guess.confidence >= COUNTER_FLOOR):
             count = read_pips(frame, region)
+        if uncertain and guess.confidence >= COUNTER_FLOOR and count is not None:
             uncertain = count.uncertain or count.value != guess.value
+        if seen is not None and count is not None:
+            sure_count = None if count.uncertain else count.value
+            seen.append(Candidate(region, guess.value, guess.confidence, sure_count))
         dice.append(
             Die(
                 region=region,

@@ -208,3 +208,23 @@ def test_without_a_profile_a_tray_filling_frame_is_measured_and_read(side):
     assert measured is not None and 1.1 * top < measured < 1.6 * top
     reading = recognizer.read(throw.image)
     assert sorted(d.value for d in reading.dice) == sorted(d.value for d in throw.dice)
+
+
+def test_candidates_are_the_reading_before_the_flag_rule():
+    from companion.vision import recognizer as rec
+
+    setup = Setup("cand", (1280, 960), 700, 0.06, 3.0, (0.5, 0.5), "wood", (1, 1, 1), 1.0)
+    scene = _scene(8600, setup, n_dice=6)
+    corners = tuple((float(x), float(y)) for x, y in scene.corners)
+    recognizer = PipRecognizer(calibrate_tray(scene.frame, corners))
+    reading = recognizer.read(scene.frame)
+    found = recognizer.candidates(scene.frame)
+    assert sorted(c.value for c in found) == sorted(d.value for d in reading.dice)
+    for die in reading.dice:
+        (c,) = [c for c in found if math.dist(c.region.center, die.region.center) < 1.0]
+        unsure = c.confidence < rec.FLAG_BELOW and not (
+            c.confidence >= rec.COUNTER_FLOOR and c.count == c.value
+        )
+        assert die.uncertain == unsure
+    with pytest.raises(VisionError, match="pip net"):
+        PipRecognizer(count_pips=True).candidates(scene.frame)
