@@ -7,9 +7,8 @@ house-rule flags in :mod:`schocken_rules`; both are re-exported here.
 Recording a turn
     Only a player's final dice are recorded, as :class:`ThrowRecorded`: the player,
     how many throws they used (1-3), the :class:`Throw` (with its hand status) and,
-    under ``turn_sixes``, how many of its 1s were turned from sixes. The commands
-    :func:`throw_event` and :func:`reveal_event` return checked events; :func:`apply`
-    checks again, so a log read from disk is held to the same rules.
+    under ``turn_sixes``, how many of its 1s were turned from sixes. :func:`apply`
+    checks every event, so a log read from disk is held to the same rules.
 
 The first player's hidden third throw (RULES.md, round rule 3)
     When the round's first player uses all three throws, their dice stay under the
@@ -79,11 +78,8 @@ __all__ = [
     "rank_key",
     "rank_throws",
     "ranked_entries",
-    "replay",
     "standings",
     "start",
-    "throw_event",
-    "reveal_event",
     "view",
 ]
 
@@ -738,41 +734,6 @@ def apply(state: State, event: Event) -> State:
     return state
 
 
-def throw_event(
-    state: State, player: str, throw: Throw | str | None, throws: int, turned: int = 0
-) -> ThrowRecorded:
-    """The command for a finished turn: the event to record, checked against ``state``.
-
-    ``throw`` may be text such as ``"1-1-4h"``; None hides the first player's third
-    throw. Raises :class:`ParseError` or :class:`IllegalAction`; records nothing.
-    """
-    if isinstance(throw, str):
-        throw = Throw.parse(throw)
-    event = ThrowRecorded(player, throws, throw, turned)
-    _validate(state, event)
-    return event
-
-
-def reveal_event(state: State, throw: Throw | str, turned: int = 0) -> ThrowRevealed:
-    """The command for lifting the cup: reveals the hidden throw the round waits for."""
-    if isinstance(throw, str):
-        throw = Throw.parse(throw)
-    player = state.awaiting_reveal
-    if player is None:
-        raise IllegalAction("no hidden throw is waiting to be revealed")
-    event = ThrowRevealed(player, throw, turned)
-    _validate(state, event)
-    return event
-
-
-def replay(setup: Setup, events: list[Event] | tuple[Event, ...]) -> State:
-    """The state after applying ``events`` in order to a fresh game."""
-    state = start(setup)
-    for event in events:
-        state = apply(state, event)
-    return state
-
-
 # ---------------------------------------------------------------------------
 # Views
 
@@ -878,21 +839,6 @@ def _would_receive(state: State) -> dict[str, Any] | None:
     }
 
 
-def _status(state: State) -> str:
-    if state.game_loser is not None:
-        how = " by Durchmarsch" if state.durchmarsch else ""
-        return f"Game over: {state.game_loser} lost the game{how}."
-    reveal = state.awaiting_reveal
-    if reveal is not None:
-        return f"{reveal}, reveal your hidden third throw."
-    player = state.to_throw
-    limit = state.throw_limit
-    if limit is None:
-        return f"{player} starts the round and may throw up to 3 times."
-    return (f"{player} may throw at most {_times(limit)} this round: "
-            f"{state.entries[0].player}, who started, used {limit}.")
-
-
 def view(state: State) -> dict[str, Any]:
     """What the dashboard shows live: whose turn, limits, ranked throws, Deckel, rules."""
     rules = state.rules
@@ -908,7 +854,6 @@ def view(state: State) -> dict[str, Any]:
     last = state.last_round
     return {
         "game": NAME,
-        "status": _status(state),
         "over": is_over(state),
         "game_loser": state.game_loser,
         "half": state.part,
