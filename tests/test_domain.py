@@ -84,7 +84,8 @@ def test_correction_replaces_an_earlier_action_and_replays_the_rest():
     rows = fold.history()
     assert rows[0]["corrected"] and rows[0]["corrected_by"] == [3]
     assert rows[2]["kind"] == "correct" and rows[2]["target"] == 1
-    assert rows[2]["text"] == {"en": "Anna adds 1"} and rows[0]["text"] == {"en": "Anna adds 2"}
+    assert rows[2]["text"] == {"en": "Anna adds 1", "de": "Anna zählt 1 dazu"}
+    assert rows[0]["text"]["en"] == "Anna adds 2"
     # Corrected twice: the latest correction is in force.
     fold = fold.add(Entry(4, correct(1, add("Anna", 3))))
     assert fold.state.added == (3, 3)

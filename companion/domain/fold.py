@@ -8,11 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from types import ModuleType
 from typing import Any
 
 from companion.domain.entry import CORRECT, RESERVED, UNDO, Entry, plain_copy
-from companion.games import GameError, IllegalAction, ParseError
+from companion.games import GameError, GameRules, IllegalAction, ParseError
 
 __all__ = [
     "TEXT_LANGUAGES",
@@ -41,7 +40,7 @@ class LogError(GameError):
 
 
 
-def parse_action(module: ModuleType, payload: Mapping[str, Any]) -> Any:
+def parse_action(module: GameRules, payload: Mapping[str, Any]) -> Any:
     """The engine's event for the action dict ``payload``; anything unreadable is a ParseError."""
     if not isinstance(payload, Mapping):
         raise ParseError(f"an action must be a JSON object, not {payload!r}")
@@ -56,36 +55,16 @@ def parse_action(module: ModuleType, payload: Mapping[str, Any]) -> Any:
         raise ParseError(f"cannot read action {dict(payload)!r}: {exc!r}") from None
 
 
-def describe(module: ModuleType, event: Any) -> dict[str, str] | None:
-    """The engine's short human text for ``event`` by language, when it offers one.
+def describe(module: GameRules, event: Any) -> dict[str, str] | None:
+    """The engine's short human text for ``event``, ``{language: text}``.
 
-    Engines may offer ``describe(event, language)`` (``"en"``/``"de"``) giving a
-    str, or ``describe(event)`` giving a str (taken as English) or a
-    ``{language: text}`` dict. The text only decorates the history, so an engine
-    whose ``describe`` wants something else than an event simply gives none.
+    The text only decorates the history: an event the engine cannot tell (it raises a
+    GameError) simply has none.
     """
-    text_of = getattr(module, "describe", None)
-    if text_of is None:
-        return None
-    texts: dict[str, str] = {}
     try:
-        for language in TEXT_LANGUAGES:
-            try:
-                text = text_of(event, language)
-            except TypeError:
-                text = text_of(event)
-                return _texts(text if not isinstance(text, str) else {"en": text})
-            texts.update(_texts({language: text}) or {})
-    except (GameError, AttributeError, KeyError, TypeError, ValueError):
+        return {language: module.describe(event, language) for language in TEXT_LANGUAGES}
+    except GameError:
         return None
-    return texts or None
-
-
-def _texts(value: object) -> dict[str, str] | None:
-    if not isinstance(value, Mapping):
-        return None
-    texts = {str(k): v for k, v in value.items() if isinstance(v, str)}
-    return texts or None
 
 
 @dataclass(frozen=True)
@@ -97,7 +76,7 @@ class Fold:
     undo is a step back and a correction replays only what follows it.
     """
 
-    module: ModuleType
+    module: GameRules
     setup: Any
     entries: tuple[Entry, ...] = ()
     live: tuple[tuple[int, Any], ...] = ()
@@ -108,7 +87,7 @@ class Fold:
     texts: tuple[dict[str, str] | None, ...] = ()
 
     @classmethod
-    def begin(cls, module: ModuleType, setup: Any) -> Fold:
+    def begin(cls, module: GameRules, setup: Any) -> Fold:
         """The fold of a game with nothing recorded yet."""
         return cls(module=module, setup=setup, states=(module.start(setup),))
 
@@ -254,6 +233,6 @@ class Fold:
         return rows
 
 
-def fold_entries(module: ModuleType, setup: Any, entries: Iterable[Entry]) -> Fold:
+def fold_entries(module: GameRules, setup: Any, entries: Iterable[Entry]) -> Fold:
     """Fold stored entries; a failing entry raises :class:`LogError` naming its version."""
     return Fold.begin(module, setup).extend(entries)

@@ -113,7 +113,8 @@ class Rules:
             raise RuleError(
                 f"unknown Rock the Bock rule {unknown[0]!r}; known rules: {', '.join(_FLAGS)}"
             )
-        return cls(**{name: mapping[name] for name in mapping})
+        values: dict[str, Any] = {name: mapping[name] for name in mapping}
+        return cls(**values)
 
     def to_dict(self) -> dict[str, str]:
         """Every flag with its value, defaults included, so a log states the rules in force."""

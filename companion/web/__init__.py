@@ -16,15 +16,20 @@ from flask import Flask, current_app, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from companion.config import Settings
-from companion.games.errors import GameError, IllegalAction
+from companion.games.errors import GameError, IllegalAction, ParseError
 from companion.table import DuplicateVersion, UnknownGame
 from companion.web import i18n, security
+from companion.web.part import WebPart
 
 
 def create_app(
     table: Any, settings: Settings, test_config: Mapping[str, Any] | None = None
 ) -> Flask:
-    """Build the dashboard app over ``table`` (a Table or anything with its methods)."""
+    """Build the dashboard app over ``table`` (a Table or anything with its methods).
+
+    The games it offers, and each game's part of the pages, come from ``table.games``
+    (the registry).
+    """
     app = Flask(__name__)
     app.config.from_mapping(
         DEFAULT_LANGUAGE=settings.language,
@@ -64,23 +69,17 @@ def create_app(
     security.init_app(app)
     _register_error_handlers(app)
 
-    from companion.web import (
-        backup,
-        camera,
-        charts,
-        evening,
-        export,
-        games,
-        live,
-        players,
-        rockthebock,
-        schocken,
-        status,
-        wacken,
-    )
+    from companion.web import backup, camera, charts, evening, export, games, live, players, status
 
-    for module in (games, live, camera, export, schocken, rockthebock, wacken, status,
-                   players, evening, charts, backup):
+    for module in (games, live, camera, export):
+        app.register_blueprint(module.bp)
+    # Each game's own part, as the table's registry names it (a new game brings its own).
+    parts = {game.name: game.web() for game in table.games if game.web is not None}
+    app.extensions["companion_parts"] = parts
+    i18n.add_messages(app, [part.messages for part in parts.values()])
+    for part in parts.values():
+        app.register_blueprint(part.blueprint)
+    for module in (status, players, evening, charts, backup):
         app.register_blueprint(module.bp)
     live.init_app(app)
     return app
@@ -89,6 +88,20 @@ def create_app(
 def get_table() -> Any:
     """The Table this app shows."""
     return current_app.extensions["companion_table"]
+
+
+def get_parts() -> dict[str, WebPart]:
+    """Each game's dashboard part by name, in the registry's order."""
+    return current_app.extensions["companion_parts"]
+
+
+def get_part(name: str) -> WebPart:
+    """The dashboard part of game ``name``; ParseError naming the known games if none."""
+    parts = get_parts()
+    if name not in parts:
+        raise ParseError(f"unknown game {name[:30]!r}; choose one of: {', '.join(parts)}",
+                         key="unknown_game", name=name[:30])
+    return parts[name]
 
 
 def get_settings() -> Settings:

@@ -8,23 +8,45 @@ comes from ``?lang=`` (remembered in a cookie), else the cookie, else the settin
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from functools import cache
 from pathlib import Path
 
-from flask import Flask, Response, current_app, g, request
+from flask import Flask, Response, current_app, g, has_app_context, request
 
 LANGUAGES = ("de", "en")
 COOKIE = "lang"
 _DIR = Path(__file__).parent / "translations"
+_EXTRA = "companion_messages"
 
 
 @cache
-def catalogue(lang: str) -> dict[str, str]:
-    """The flat key → text map of one language (read once per process)."""
+def _file_catalogue(lang: str) -> dict[str, str]:
     if lang not in LANGUAGES:
         raise ValueError(f"unknown language {lang!r}; use one of {', '.join(LANGUAGES)}")
     with open(_DIR / f"{lang}.json", encoding="utf-8") as fh:
         return json.load(fh)
+
+
+def catalogue(lang: str) -> dict[str, str]:
+    """The flat key → text map of one language (the files are read once per process),
+    with the words a game of this app brought along (:func:`add_messages`)."""
+    base = _file_catalogue(lang)
+    extra = current_app.extensions.get(_EXTRA, {}).get(lang) if has_app_context() else None
+    return {**base, **extra} if extra else base
+
+
+def add_messages(app: Flask, messages: Iterable[Mapping[str, Mapping[str, str]]]) -> None:
+    """Let ``app`` word what a game brings its own words for (``{lang: {key: text}}``).
+
+    The catalogue's own keys stay as they are: a game adds words, it does not reword.
+    """
+    extra: dict[str, dict[str, str]] = {}
+    for by_language in messages:
+        for lang, texts in by_language.items():
+            base = _file_catalogue(lang)
+            extra.setdefault(lang, {}).update({k: v for k, v in texts.items() if k not in base})
+    app.extensions[_EXTRA] = extra
 
 
 def translate(lang: str, key: str, **fields: object) -> str:

@@ -6,9 +6,10 @@ import copy
 
 import pytest
 
-from companion.games import IllegalAction, ParseError, RuleError, game_module
+from companion.games import IllegalAction, ParseError, RuleError
 from companion.games import rockthebock as rtb
 from companion.games.rockthebock import Choice, Player, Roll, Rules, Setup
+from companion.registry import GAMES
 
 
 def make_setup(*pairs: str, youngest: str | None = None, **rules: str) -> Setup:
@@ -62,8 +63,8 @@ def test_rules_from_dict_rejects_unknown_flag_and_value():
         Rules.from_dict({"unused_colour_goats": "keep"})
 
 
-def test_game_module_registry_finds_rockthebock():
-    assert game_module("rockthebock") is rtb
+def test_the_registry_finds_rockthebock():
+    assert GAMES.rules("rockthebock") is rtb
     assert rtb.NAME == "rockthebock"
 
 

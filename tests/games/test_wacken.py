@@ -7,9 +7,10 @@ import json
 
 import pytest
 
-from companion.games import IllegalAction, ParseError, RuleError, game_module
+from companion.games import IllegalAction, ParseError, RuleError
 from companion.games import wacken as wk
 from companion.games.wacken import Abrocken, AbrockenCancelled, GameEnd, Participant, Setup
+from companion.registry import GAMES
 
 SEED_EXAMPLE = Abrocken(
     band="AC/WC",
@@ -149,7 +150,7 @@ def test_describe_tells_one_event_in_either_language():
 
 
 def test_no_rule_flags_and_rules_refuse_any_flag():
-    assert game_module("wacken") is wk
+    assert GAMES.rules("wacken") is wk
     assert wk.RULE_FLAGS == ()
     assert wk.Rules.from_dict({}).to_dict() == {}
     with pytest.raises(RuleError, match="unknown Kacken auf Wacken rule 'deckel'"):
