@@ -3,7 +3,9 @@
 ``create_app(table, settings)`` wires the app to the one interface it talks to, the
 :class:`companion.table.Table` (never SQLite, never cv2), and to the settings. Pages are
 server-rendered HTML that update themselves from JSON snapshots pushed over
-Server-Sent Events; ``server.py`` serves the app with waitress.
+Server-Sent Events; ``server.py`` serves the app with waitress. Each game brings its own
+part (:class:`~companion.web.part.WebPart`: entry forms, setup seats, score, rules,
+script), found through the table's registry; the other modules are the generic pages.
 """
 
 from __future__ import annotations

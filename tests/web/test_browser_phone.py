@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 from browser import (
     ARTIFACTS,
@@ -440,8 +442,6 @@ def bound_to(host: str) -> Iterator[str]:
 
 
 def test_join_qr_code_decodes_to_a_lan_address_when_bound_to_every_interface(page_of):
-    cv2 = pytest.importorskip("cv2")
-    np = pytest.importorskip("numpy")
     from companion.web.export import lan_address
 
     if lan_address().startswith("127."):

@@ -7,6 +7,8 @@ import json
 import re
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 from conftest import (
     BOCK_SETUP,
@@ -297,8 +299,6 @@ def test_exports_are_the_tables_log_and_csv(client, table):
 
 
 def test_qr_code_decodes_to_the_dashboard_address():
-    cv2 = pytest.importorskip("cv2")
-    np = pytest.importorskip("numpy")
     url = "http://192.168.178.20:8080/"
     rows = qr_text(url).splitlines()
     # Undo the half-block drawing: each character is two modules (top, bottom).
