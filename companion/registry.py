@@ -16,12 +16,12 @@ handed to the :class:`~companion.table.Table` (and from there to the dashboard).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from companion import report, stats
 from companion.domain.fold import Fold
-from companion.games import GameRules, ParseError, rockthebock, schocken, wacken
+from companion.games import GameRules, ParseError, Phrase, rockthebock, schocken, wacken
 from companion.games.schocken_throws import DICE
 from companion.proposers import RockTheBockProposer, SchockenProposer
 from companion.stats import GameStats
@@ -54,7 +54,9 @@ class Game:
     Only ``rules`` is needed; a game without a proposer or recognition is not read by
     the camera, one without ``stats`` is not counted on the Stammtisch pages, one
     without ``series`` has no per-round chart. ``web`` loads the dashboard's part when
-    the dashboard is built (it imports Flask, which the rules never need).
+    the dashboard is built (it imports Flask, which the rules never need). ``words``
+    are catalogue entries of the game's own, ``{lang: {key: text}}``, for a game that
+    brings its words along (the built-in games' words are in the catalogues).
     """
 
     rules: GameRules
@@ -64,6 +66,7 @@ class Game:
     proposer: Proposer | None = None
     recognition: Recognition | None = None
     web: Callable[[], WebPart] | None = None
+    words: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -100,6 +103,7 @@ class Registry:
             raise ParseError(
                 f"unknown game {str(name)[:30]!r}; choose one of: {', '.join(self._games)}",
                 key="unknown_game", name=str(name)[:30],
+                games=Phrase("list_or", {"items": tuple(Phrase(f"game_{n}") for n in self._games)}),
             )
         return game
 
@@ -114,6 +118,13 @@ class Registry:
     def proposers(self) -> dict[str, Proposer]:
         """The turn proposer of every game the camera reads, by name."""
         return {g.name: g.proposer for g in self if g.proposer is not None}
+
+    def words(self, lang: str) -> dict[str, str]:
+        """The words the games bring along in ``lang`` (see :attr:`Game.words`)."""
+        out: dict[str, str] = {}
+        for game in self:
+            out.update(game.words.get(lang, {}))
+        return out
 
     def stats(self) -> dict[str, GameStats]:
         """What the statistics count, by the name of every game that has statistics."""

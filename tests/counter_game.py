@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from companion.games import GameRules, IllegalAction, ParseError, RuleError, RuleFlag
+from companion.games import GameRules, IllegalAction, ParseError, Phrase, RuleError, RuleFlag
 from companion.registry import GAMES, Game, Registry
 
 NAME = "counter"
@@ -150,15 +150,16 @@ def view(state: State) -> dict[str, Any]:
     }
 
 
-def describe(event: Add, language: str = "en") -> str:
+def describe(event: Add) -> Phrase:
     """A short text for the history."""
-    if language == "de":
-        return f"{event.player} zählt {event.amount} dazu"
-    return f"{event.player} adds {event.amount}"
+    return Phrase("counter_add", {"player": event.player, "amount": event.amount})
 
+
+WORDS = {"en": {"counter_add": "{player} adds {amount}"},
+         "de": {"counter_add": "{player} zählt {amount} dazu"}}
 
 # The real games and this one, as the store/domain/table tests hand it to a Table.
-REGISTRY: Registry = GAMES.with_game(Game(rules=sys.modules[__name__]))
+REGISTRY: Registry = GAMES.with_game(Game(rules=sys.modules[__name__], words=WORDS))
 
 
 def games(name: str) -> GameRules:

@@ -14,16 +14,12 @@ from companion.domain.entry import CORRECT, RESERVED, UNDO, Entry, plain_copy
 from companion.games import GameError, GameRules, IllegalAction, ParseError
 
 __all__ = [
-    "TEXT_LANGUAGES",
     "Fold",
     "LogError",
     "describe",
     "fold_entries",
     "parse_action",
 ]
-
-TEXT_LANGUAGES = ("en", "de")
-
 
 class LogError(GameError):
     """A game log (a file or a stored game) cannot be replayed at one place.
@@ -55,14 +51,14 @@ def parse_action(module: GameRules, payload: Mapping[str, Any]) -> Any:
         raise ParseError(f"cannot read action {dict(payload)!r}: {exc!r}") from None
 
 
-def describe(module: GameRules, event: Any) -> dict[str, str] | None:
-    """The engine's short human text for ``event``, ``{language: text}``.
+def describe(module: GameRules, event: Any) -> dict[str, Any] | None:
+    """The engine's history line for ``event``: its :class:`Phrase` as JSON.
 
-    The text only decorates the history: an event the engine cannot tell (it raises a
+    The line only decorates the history: an event the engine cannot tell (it raises a
     GameError) simply has none.
     """
     try:
-        return {language: module.describe(event, language) for language in TEXT_LANGUAGES}
+        return module.describe(event).to_dict()
     except GameError:
         return None
 
@@ -84,7 +80,7 @@ class Fold:
     undone_by: Mapping[int, int] = field(default_factory=dict)
     corrected_by: Mapping[int, tuple[int, ...]] = field(default_factory=dict)
     # The engine's text per entry, worked out once when the entry is added.
-    texts: tuple[dict[str, str] | None, ...] = ()
+    texts: tuple[dict[str, Any] | None, ...] = ()
 
     @classmethod
     def begin(cls, module: GameRules, setup: Any) -> Fold:
@@ -204,8 +200,8 @@ class Fold:
 
         Keys: version, time, who, kind, action (the log line), undone,
         corrected, undone_by, corrected_by (versions), target (the version an
-        undo cancelled or a correction replaced), text (the engine's short text
-        as ``{"en": ..., "de": ...}``, languages it has, or None).
+        undo cancelled or a correction replaced), text (the engine's history line as a
+        phrase, ``{"key", "fields"}``, worded by whoever shows it; or None).
         """
         undo_targets = {by: target for target, by in self.undone_by.items()}
         rows = []
@@ -227,7 +223,7 @@ class Fold:
                     "undone_by": self.undone_by.get(entry.version),
                     "corrected_by": list(self.corrected_by.get(entry.version, ())),
                     "target": target,
-                    "text": None if text is None else dict(text),
+                    "text": None if text is None else plain_copy(text),
                 }
             )
         return rows

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from companion.games.contract import GameRules, GameSetup, RuleFlag
 from companion.games.errors import GameError, IllegalAction, ParseError, RuleError
+from companion.games.phrase import Phrase
 
 __all__ = [
     "GameError",
@@ -19,6 +20,7 @@ __all__ = [
     "GameSetup",
     "IllegalAction",
     "ParseError",
+    "Phrase",
     "RuleError",
     "RuleFlag",
 ]

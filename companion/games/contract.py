@@ -35,8 +35,10 @@ library's aggregates keep them: ``event_from_dict`` reads a command into an even
     JSON-able picture of the live game for the dashboard (whose turn, what is
     legal now, ranked throws, ...). The dashboard never re-implements a rule.
 ``is_over(state) -> bool``
-``describe(event, language) -> str``
-    A one-line account of an event for the history (``"en"`` or ``"de"``).
+``describe(event) -> Phrase``
+    A one-line account of an event for the history, as a catalogue key and its fields
+    (:mod:`.phrase`); the dashboard words it in the page's language. Refusals carry a
+    ``key`` and fields the same way (:mod:`.errors`).
 
 Optional: ``preview(event) -> dict``, what an action would work out to without
 recording it (Kacken auf Wacken's Abrocken arithmetic).
@@ -47,6 +49,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
+
+from companion.games.phrase import Phrase
 
 __all__ = ["GameRules", "GameSetup", "RuleFlag", "SetupReader"]
 
@@ -120,5 +124,5 @@ class GameRules(Protocol):
     def is_over(self, state: Any, /) -> bool:
         """Whether the game has ended."""
 
-    def describe(self, event: Any, language: str, /) -> str:
-        """The history line of ``event`` in ``language``."""
+    def describe(self, event: Any, /) -> Phrase:
+        """The history line of ``event``."""

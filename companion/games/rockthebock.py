@@ -44,7 +44,7 @@ from companion.games.rockthebock_engine import (
     round_score,
     start,
 )
-from companion.games.rockthebock_text import LANGUAGES, describe
+from companion.games.rockthebock_text import describe
 from companion.games.rockthebock_view import standings, totals, view
 
 __all__ = [
@@ -53,7 +53,6 @@ __all__ = [
     "DICE_PER_ROUND",
     "Event",
     "FACES",
-    "LANGUAGES",
     "MAX_PLAYERS",
     "MIN_PLAYERS",
     "NAME",

@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from companion.games.errors import IllegalAction
+from companion.games.phrase import Phrase
 from companion.games.rockthebock_codec import DICE_PER_ROUND, ROUNDS, Choice, Event, Roll, Setup
 
 __all__ = [
@@ -209,7 +210,9 @@ def _apply_roll(state: State, roll: Roll) -> State:
         kinds = ", ".join(o.kind for o in legal_choices(state))
         raise IllegalAction(
             f"{roll.player} has rolled already and must now take one kind ({kinds}); "
-            "undo the roll if it was read wrongly"
+            "undo the roll if it was read wrongly",
+            key="rtb_choose_first", player=roll.player,
+            kinds=tuple(Phrase(f"face_{o.kind}") for o in legal_choices(state)),
         )
     assert state.turn is not None  # apply() returned early when the game is over
     left = state.sheets[state.turn].dice_left
@@ -234,7 +237,8 @@ def _apply_choice(state: State, choice: Choice) -> State:
     if not options:
         raise IllegalAction(
             f"{choice.player}'s roll shows only goats of colours nobody plays, which the house "
-            "rule unused_colour_goats=forbidden does not allow to take; roll again"
+            "rule unused_colour_goats=forbidden does not allow to take; roll again",
+            key="rtb_only_unplayed", player=choice.player,
         )
     by_kind = {o.kind: o for o in options}
     option = by_kind.get(choice.kind)
@@ -244,7 +248,9 @@ def _apply_choice(state: State, choice: Choice) -> State:
             raise IllegalAction(
                 f"nobody plays {choice.kind.removeprefix('goat_')}, and the house rule "
                 f"unused_colour_goats=forbidden does not allow taking those goats; "
-                f"choose one of: {allowed}"
+                f"choose one of: {allowed}",
+                key="rtb_unplayed_forbidden",
+                colour=Phrase(f"colour_{choice.kind.removeprefix('goat_')}"),
             )
         raise IllegalAction(
             f"{choice.player}'s roll shows no {choice.kind}; choose one of: {allowed}",
@@ -255,12 +261,16 @@ def _apply_choice(state: State, choice: Choice) -> State:
         if choice.victim is None:
             raise IllegalAction(
                 f"say who gets {choice.player}'s {option.count} wolves: "
-                f"{', '.join(option.receivers)}"
+                f"{', '.join(option.receivers)}",
+                key="rtb_say_victim", player=choice.player, n=option.count,
+                receivers=Phrase("list_or", {"items": option.receivers}),
             )
         if choice.victim == choice.player:
             raise IllegalAction(
                 f"{choice.player} cannot give wolves to themselves; choose one of: "
-                f"{', '.join(option.receivers)}"
+                f"{', '.join(option.receivers)}",
+                key="rtb_wolves_self", player=choice.player,
+                receivers=Phrase("list_or", {"items": option.receivers}),
             )
         victim = setup.seat(choice.victim)
         sheets[victim] = replace(sheets[victim], wolves=sheets[victim].wolves + option.count)
@@ -268,7 +278,9 @@ def _apply_choice(state: State, choice: Choice) -> State:
         if choice.victim is not None:
             raise IllegalAction(
                 f"only wolves go to a chosen player; {choice.kind} cannot be given to "
-                f"{choice.victim}"
+                f"{choice.victim}",
+                key="rtb_only_wolves_given", kind=Phrase(f"hist_rtb_the_{choice.kind}"),
+                victim=choice.victim,
             )
         if option.record is not None:
             receiver = setup.seat(option.receivers[0])

@@ -65,7 +65,7 @@ from companion.games.schocken_engine import (
     start,
 )
 from companion.games.schocken_rules import RULE_FLAGS, Rules
-from companion.games.schocken_text import LANGUAGES, describe
+from companion.games.schocken_text import describe
 from companion.games.schocken_throws import (
     Throw,
     ThrowClass,
@@ -79,7 +79,6 @@ from companion.games.schocken_view import WARN_ABOVE, standings, view
 
 __all__ = [
     "FINALE",
-    "LANGUAGES",
     "MIN_PLAYERS",
     "NAME",
     "RULE_FLAGS",

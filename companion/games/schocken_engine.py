@@ -272,7 +272,8 @@ def _check_dice(state: State, player: str, throws: int, throw: Throw, turned: in
         )
     if turned not in (0, 1, 2) or isinstance(turned, bool):
         raise IllegalAction(
-            f"{player} turned {turned!r} dice: at most two 1s can come from turned sixes"
+            f"{player} turned {turned!r} dice: at most two 1s can come from turned sixes",
+            key="sch_turned_two", player=player, turned=str(turned)[:10],
         )
     if turned == 0:
         return
@@ -305,7 +306,8 @@ def _validate(state: State, event: Event) -> None:
         _check_can_throw(state, event.player)
         if not (isinstance(event.throws, int) and 1 <= event.throws <= 3):
             raise IllegalAction(f"a turn has 1 to 3 throws; {event.player} cannot use "
-                                f"{event.throws!r}")
+                                f"{event.throws!r}", key="sch_throws_count",
+                                player=event.player, throws=str(event.throws)[:10])
         limit = state.throw_limit
         if limit is not None and event.throws > limit:
             raise IllegalAction(
@@ -321,7 +323,8 @@ def _validate(state: State, event: Event) -> None:
                     key="hidden_only_first", player=event.player,
                 )
             if event.turned:
-                raise IllegalAction("a hidden throw has no dice yet; give turned with reveal")
+                raise IllegalAction("a hidden throw has no dice yet; give turned with reveal",
+                                    key="sch_hidden_turned")
         else:
             _check_dice(state, event.player, event.throws, event.throw, event.turned)
     elif isinstance(event, ThrowRevealed):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from companion.games.phrase import Phrase
 from companion.games.schocken_codec import NAME
 from companion.games.schocken_engine import (
     FINALE,
@@ -133,9 +134,7 @@ def view(state: State) -> dict[str, Any]:
     ranked += [_entry_dict(e, rules, None) for e in state.entries if e.throw is None]
     warnings = []
     if len(seats) > WARN_ABOVE:
-        warnings.append(
-            f"{len(seats)} players: Schocken is meant for at most {WARN_ABOVE}; rounds get long"
-        )
+        warnings.append(Phrase("sch_warn_players", {"n": len(seats), "most": WARN_ABOVE}).to_dict())
     last = state.last_round
     return {
         "game": NAME,

@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from companion.games.errors import IllegalAction, ParseError
+from companion.games.phrase import Phrase
 from companion.games.wacken_codec import (
     GAME_END_REASONS,
     INITIATOR_BEERS,
@@ -44,7 +45,6 @@ __all__ = [
     "GAME_END_REASONS",
     "GameEnd",
     "INITIATOR_BEERS",
-    "LANGUAGES",
     "MIN_PLAYERS",
     "NAME",
     "Participant",
@@ -158,7 +158,8 @@ def check_abrocken(abrocken: Abrocken) -> None:
         if p.songs > p.cards:
             raise IllegalAction(
                 f"{p.player} cannot match {p.songs} songs with {p.cards} matching cards; "
-                "a matching song is one of the player's Rock! cards"
+                "a matching song is one of the player's Rock! cards",
+                key="wk_songs_cards", player=p.player, songs=p.songs, cards=p.cards,
             )
 
 
@@ -226,7 +227,8 @@ def apply(state: State, event: Event) -> State:
     """
     if state.end_reason is not None:
         raise IllegalAction(
-            f"the game is over ({GAME_END_REASONS[state.end_reason][0]}); nothing more is scored"
+            f"the game is over ({GAME_END_REASONS[state.end_reason]}); nothing more is scored",
+            key="wk_over", reason=Phrase(f"wk_reason_{state.end_reason}"),
         )
     setup = state.setup
     if isinstance(event, GameEnd):
@@ -273,39 +275,26 @@ def standings(state: State) -> dict[str, Any]:
     }
 
 
-LANGUAGES = ("en", "de")
+def describe(event: Event) -> Phrase:
+    """A one-line account of a recorded action as a :class:`Phrase`.
 
-
-def _language(language: str) -> int:
-    if language not in LANGUAGES:
-        raise ParseError(f"unknown language {language!r}; use one of: {', '.join(LANGUAGES)}")
-    return LANGUAGES.index(language)
-
-
-def describe(event: Event, language: str = "en") -> str:
-    """A one-line account of a recorded action, in English (``en``) or German (``de``).
-
-    A scored Abrocken is told with its arithmetic; one that breaks a rule
-    raises :class:`IllegalAction` (:func:`check_abrocken`).
+    A scored Abrocken is told with its arithmetic; one that breaks a rule raises
+    :class:`IllegalAction` (:func:`check_abrocken`).
     """
-    de = _language(language) == 1
     if isinstance(event, GameEnd):
-        reason = GAME_END_REASONS[event.reason][int(de)]
-        return f"Spielende: {reason}." if de else f"Game over: {reason}."
+        return Phrase("hist_wk_end", {"reason": Phrase(f"wk_reason_{event.reason}")})
     if isinstance(event, AbrockenCancelled):
-        if de:
-            return (f"Abrocken von {event.initiator} bei {event.band} fällt aus: Kack-Karte am "
-                    "Bierstand, keine Bändchen.")
-        return (f"{event.initiator}'s Abrocken at {event.band} is off: a Kack card on the "
-                "beer run, nothing scored.")
+        return Phrase("hist_wk_cancelled", {"player": event.initiator, "band": event.band})
     result = abrocken_result(event)
-    shares = ", ".join(f"{f.player} {result.gigfaktor} × {f.fanfaktor} = {f.wristbands}"
-                       for f in result.fans)
-    if de:
-        return (f"{event.initiator} rockt bei {result.band} ab: {result.songs_on_stage} Songs × "
-                f"{result.beers} Bier = {result.gigfaktor}; {shares}.")
-    return (f"{event.initiator} rocks out at {result.band}: {result.songs_on_stage} songs × "
-            f"{result.beers} beers = {result.gigfaktor}; {shares}.")
+    shares = tuple(Phrase("hist_wk_share", {"player": f.player, "gig": result.gigfaktor,
+                                            "fan": f.fanfaktor, "bands": f.wristbands})
+                   for f in result.fans)
+    return Phrase("hist_wk_abrocken", {
+        "player": event.initiator, "band": result.band,
+        "songs": Phrase("hist_wk_songs", {"n": result.songs_on_stage}),
+        "beers": Phrase("hist_wk_beers", {"n": result.beers}),
+        "gig": result.gigfaktor, "shares": shares,
+    })
 
 
 def view(state: State) -> dict[str, Any]:
@@ -325,7 +314,7 @@ def view(state: State) -> dict[str, Any]:
             {
                 "n": i,
                 "action": event_to_dict(e.event)["action"],
-                "text": {lang: describe(e.event, lang) for lang in LANGUAGES},
+                "text": describe(e.event).to_dict(),
             }
             for i, e in enumerate(state.history, start=1)
         ],

@@ -39,9 +39,10 @@ MIN_PLAYERS = 2
 # RULES.md lists no house rules for Kacken auf Wacken.
 RULE_FLAGS: tuple[RuleFlag, ...] = ()
 
+# Why a game ends, with the English for messages; pages word ``wk_reason_<reason>``.
 GAME_END_REASONS = {
-    "rock_deck_empty": ("the Rock! deck is empty", "der Rock!-Stapel ist leer"),
-    "on_stage_deck_empty": ("the On-Stage deck is empty", "der On-Stage-Stapel ist leer"),
+    "rock_deck_empty": "the Rock! deck is empty",
+    "on_stage_deck_empty": "the On-Stage deck is empty",
 }
 
 INITIATOR_BEERS = (1, 2)

@@ -63,6 +63,7 @@ from companion.table.folds import FoldCache
 from companion.table.notices import Notices, Subscription
 from companion.table.pins import PIN_ITERATIONS, PinError, hash_pin, pin_matches
 from companion.table.stammtisch import Stammtisch
+from companion.wording import file_catalogue, word
 
 # The store's errors a caller of the Table may see, so callers never import the store.
 __all__ = [
@@ -284,7 +285,8 @@ class Table:
             if isinstance(action, Mapping) and action.get("action") in (UNDO, CORRECT):
                 raise ParseError(
                     f'"{action["action"]}" is not submitted as an action; use '
-                    f"the {action['action']} button instead"
+                    f"the {action['action']} button instead",
+                    key="not_an_action", action=action["action"],
                 )
             check_texts(action, "the action", ACTION_CHARS_MAX)
             event = parse_action(fold.module, action)
@@ -309,7 +311,8 @@ class Table:
             if not 1 <= version <= fold.version:
                 raise ParseError(
                     f"there is no version {version} to correct; game {game_id} is at "
-                    f"version {fold.version}"
+                    f"version {fold.version}",
+                    key="no_such_version", version=version, latest=fold.version,
                 )
             check_texts(action, "the action", ACTION_CHARS_MAX)
             event = parse_action(fold.module, action)
@@ -340,9 +343,10 @@ class Table:
             return format_log(self._folds.get(game_id)[1])
 
     def export_csv(self, game_id: int) -> str:
-        """The game as CSV: one row per entry, then the standings block."""
+        """The game as CSV: one row per entry (history lines in English), then the standings."""
         with self._lock:
-            return format_csv(self._folds.get(game_id)[1])
+            texts = {**file_catalogue("en"), **self._games.words("en")}
+            return format_csv(self._folds.get(game_id)[1], lambda phrase: word(phrase, texts))
 
     def game_series(self, game_id: int) -> dict[str, Any]:
         """What the game's chart draws: players and one list of values per round.

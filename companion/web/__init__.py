@@ -19,6 +19,7 @@ from werkzeug.exceptions import HTTPException
 
 from companion.config import Settings
 from companion.games.errors import GameError, IllegalAction, ParseError
+from companion.games.phrase import Phrase
 from companion.table import DuplicateVersion, UnknownGame
 from companion.web import i18n, security
 from companion.web.part import WebPart
@@ -78,7 +79,7 @@ def create_app(
     # Each game's own part, as the table's registry names it (a new game brings its own).
     parts = {game.name: game.web() for game in table.games if game.web is not None}
     app.extensions["companion_parts"] = parts
-    i18n.add_messages(app, [part.messages for part in parts.values()])
+    i18n.add_messages(app, [game.words for game in table.games])
     for part in parts.values():
         app.register_blueprint(part.blueprint)
     for module in (status, players, evening, charts, backup):
@@ -102,7 +103,9 @@ def get_part(name: str) -> WebPart:
     parts = get_parts()
     if name not in parts:
         raise ParseError(f"unknown game {name[:30]!r}; choose one of: {', '.join(parts)}",
-                         key="unknown_game", name=name[:30])
+                         key="unknown_game", name=name[:30],
+                         games=Phrase("list_or", {"items": tuple(Phrase(f"game_{n}")
+                                                                 for n in parts)}))
     return parts[name]
 
 

@@ -315,10 +315,10 @@ def remove(game_id: int) -> Any:
 
 def _action_from_request() -> dict[str, Any]:
     if request.is_json:
-        data = read_json(request.get_data(as_text=True), i18n._("error_action_json"))
+        data = read_json(request.get_data(as_text=True), "the action is ")
     else:
         raw = request.form.get("action", "")
-        data = read_json(raw, i18n._("error_action_json")) if raw else None
+        data = read_json(raw, "the action is ") if raw else None
     if not isinstance(data, dict):
         raise i18n.refuse("error_action_shape")
     data = {k: v for k, v in data.items() if k != "csrf_token"}

@@ -12,7 +12,7 @@ ask which game it is.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from flask import Blueprint
@@ -27,9 +27,7 @@ class WebPart:
     ``score``, ``setup`` and ``rules`` are template names (``rules`` holding
     ``{lang}``); ``script`` a file in the static folder (None: the server's score is
     all the page shows); ``chart`` the catalogue key of the title of the game's chart
-    per round (None: no chart); ``messages`` catalogue entries of the game's own by
-    language, for a game that brings its own words (the built-in games' words are in
-    ``translations/``).
+    per round (None: no chart). A game's own words come with its registry entry.
     """
 
     blueprint: Blueprint
@@ -41,4 +39,3 @@ class WebPart:
     rules: str
     script: str | None = None
     chart: str | None = None
-    messages: Mapping[str, Mapping[str, str]] = field(default_factory=dict)

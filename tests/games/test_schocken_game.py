@@ -8,6 +8,7 @@ from schocken_helpers import deckel, event, new_game, play
 from companion.games import schocken
 from companion.games.errors import IllegalAction, ParseError
 from companion.games.schocken import Setup, Throw, ThrowRecorded
+from companion.wording import file_catalogue, word
 
 
 def test_turn_order_runs_from_the_starter_around_the_seats() -> None:
@@ -280,7 +281,9 @@ def test_view_shows_ranked_throws_and_who_would_receive() -> None:
     assert set(view["rule_help"]) == {f.name for f in schocken.RULE_FLAGS}
     assert view["warnings"] == []
     big = new_game(" ".join(f"P{i}" for i in range(11)))
-    assert "11 players" in schocken.view(big)["warnings"][0]
+    warning = schocken.view(big)["warnings"][0]
+    assert said(warning) == "11 players: Schocken is meant for at most 10; rounds get long."
+    assert said(warning, "de").startswith("11 Spieler: Schocken ist für höchstens 10 gedacht")
 
 
 def test_events_round_trip_through_dicts() -> None:
@@ -329,12 +332,19 @@ def test_setup_round_trip_and_errors() -> None:
         Setup.from_dict({"players": ["Anna", "Ben"], "youngest": "Ben"})
 
 
-def test_describe_tells_a_turn_in_english_and_german() -> None:
-    assert schocken.describe(event("Anna 2 4-1-1h")) == "Anna: 1-1-4 from the hand (2 throws)."
-    assert schocken.describe(event("Anna 3 hidden"), "de") == (
+def test_describe_tells_a_turn_as_a_phrase_worded_in_english_and_german() -> None:
+    assert said(schocken.describe(event("Anna 2 4-1-1h"))) == (
+        "Anna: 1-1-4 from the hand (2 throws).")
+    assert said(schocken.describe(event("Anna 2 4-1-1h")), "de") == (
+        "Anna: 1-1-4 aus der Hand (2 Würfe).")
+    assert said(schocken.describe(event("Anna 1 6-6-6h")), "de") == (
+        "Anna: 6-6-6 aus der Hand (1 Wurf).")
+    assert said(schocken.describe(event("Anna 3 hidden")), "de") == (
         "Anna würfelt dreimal; der dritte Wurf bleibt unter dem Becher.")
-    assert schocken.describe(event("reveal Ben 1-1-5 turned=1"), "de") == (
+    assert said(schocken.describe(event("reveal Ben 1-1-5 turned=1")), "de") == (
         "Ben deckt auf: 1-1-5, 1 gedreht.")
-    with pytest.raises(ParseError, match="unknown language 'fr'"):
-        schocken.describe(event("Anna 1 6-6-6h"), "fr")
 
+
+def said(phrase, lang: str = "en") -> str:
+    """An engine's phrase as the dashboard words it in ``lang``."""
+    return word(phrase, file_catalogue(lang), file_catalogue("en"))

@@ -52,7 +52,9 @@ def test_the_table_plays_the_toy_game_through_its_registry_entry(toy_table: Tabl
                                 "Kim")
     assert snap["standings"] == {"game": "hochwurf", "over": True,
                                  "totals": {"Anna": 6, "Ben": 9}, "winners": ["Ben"]}
-    assert snap["history"][0]["text"] == {"en": "Anna rolls 5.", "de": "Anna würfelt 5."}
+    assert snap["history"][0]["text"] == {"key": "hw_rolled", "fields": {"player": "Anna", "n": 5}}
+    # The CSV words its history in English, with the game's own words.
+    assert ",Anna rolls 5 pips." in toy_table.export_csv(game_id)
     with pytest.raises(ValueError, match="the game is over"):
         toy_table.submit(game_id, {"action": "roll", "player": "Anna", "pips": 2}, "Kim")
     # Its chart, statistics and log go the same way as the real games'.
@@ -102,7 +104,7 @@ def test_the_dashboard_offers_sets_up_records_and_shows_the_toy_game(
     assert recorded.status_code == 302
     page = client.get(f"/games/{game_id}").get_data(as_text=True)
     assert '<tr data-player="Anna"><td>Anna</td><td>5</td></tr>' in page
-    assert "Ben würfelt" in page and "Anna würfelt 5." in page  # score and history
+    assert "Ben würfelt" in page and "Anna würfelt 5 Augen." in page  # score and history
     refused = client.post(f"/games/{game_id}/hochwurf/roll",
                           data={"csrf_token": csrf(client), "pips": "9"},
                           headers={"Accept": "application/json"})
@@ -117,4 +119,4 @@ def test_the_dashboard_offers_sets_up_records_and_shows_the_toy_game(
     chart = client.get(f"/games/{game_id}/chart.svg").get_data(as_text=True)
     assert "Augen nach jeder Runde" in chart
     english = client.get(f"/games/{game_id}?lang=en").get_data(as_text=True)
-    assert "High Roll" in english and "Ben rolls" in english
+    assert "High Roll" in english and "Ben rolls" in english and "Anna rolls 5 pips." in english

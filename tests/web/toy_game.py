@@ -17,7 +17,7 @@ from typing import Any
 from flask import Blueprint, request
 
 from companion.domain.fold import Fold
-from companion.games import IllegalAction, ParseError, RuleError, RuleFlag
+from companion.games import IllegalAction, ParseError, Phrase, RuleError, RuleFlag
 from companion.registry import GAMES, Game, Recognition, Registry
 from companion.stats import GameStats, Rate
 from companion.turns import Proposal, TurnTracker
@@ -157,11 +157,9 @@ def view(state: State) -> dict[str, Any]:
                        for p, t in zip(state.setup.players, state.totals, strict=True)]}
 
 
-def describe(event: Roll, language: str) -> str:
-    """The history line of a roll."""
-    if language == "de":
-        return f"{event.player} würfelt {event.pips}."
-    return f"{event.player} rolls {event.pips}."
+def describe(event: Roll) -> Phrase:
+    """The history line of a roll (worded from the game's own words below)."""
+    return Phrase("hw_rolled", {"player": event.player, "n": event.pips})
 
 
 # -- what it plugs in besides its rules ----------------------------------------------------
@@ -245,21 +243,25 @@ WORDS = {
            "flag_rounds": "Runden", "stat_pips": "Augen", "stat_short_pips": "Augen",
            "stat_pips_per_game": "Augen pro Spiel", "stat_short_pips_per_game": "Ø",
            "chart_hw_totals": "Augen nach jeder Runde",
-           "chart_month_pips": "Hochwurf: Augen pro Monat"},
+           "chart_month_pips": "Hochwurf: Augen pro Monat",
+           "hw_rolled_one": "{player} würfelt 1 Auge.",
+           "hw_rolled_other": "{player} würfelt {n} Augen."},
     "en": {"game_hochwurf": "High Roll", "players_help_hochwurf": "Two to four players.",
            "hw_leads": "{name} leads with {n}", "hw_won": "Won: {names}",
            "hw_round": "Round {n}", "hw_to_roll": "{name} rolls", "hw_roll": "Record the roll",
            "flag_rounds": "Rounds", "stat_pips": "Pips", "stat_short_pips": "pips",
            "stat_pips_per_game": "Pips per game", "stat_short_pips_per_game": "avg",
            "chart_hw_totals": "Pips after each round",
-           "chart_month_pips": "High Roll: pips per month"},
+           "chart_month_pips": "High Roll: pips per month",
+           "hw_rolled_one": "{player} rolls 1 pip.",
+           "hw_rolled_other": "{player} rolls {n} pips."},
 }
 
 PART = WebPart(blueprint=bp, setup_from_form=setup_from_form, summary=summary, result=result,
                score="hochwurf/score.html", setup="hochwurf/setup.html",
-               rules="hochwurf/rules_{lang}.html", chart="chart_hw_totals", messages=WORDS)
+               rules="hochwurf/rules_{lang}.html", chart="chart_hw_totals")
 
 GAME = Game(rules=sys.modules[__name__], report=report, stats=STATS, series=series,
             proposer=Proposer(), recognition=Recognition("pips", max_dice=1),
-            web=lambda: PART)
+            web=lambda: PART, words=WORDS)
 REGISTRY: Registry = GAMES.with_game(GAME)

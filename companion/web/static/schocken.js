@@ -41,7 +41,7 @@
         return el("span", { class: "tag loser" }, t("sch_half_lost_by", { part: partName(i + 1), name: name }));
       })) : null,
       st.finale_players.length ? el("div", { class: "verdict", id: "finale" }, t("sch_finale_between", { names: st.finale_players.join(" – ") })) : null,
-      v.warnings.map(function (w) { return el("p", { class: "error small" }, w); }));
+      v.warnings.map(function (w) { return el("p", { class: "error small" }, DC.say(w)); }));
     const middle = el("div", { class: "panel middle" }, el("div", { class: "muted" }, t("sch_middle")),
       el("div", { class: "count", id: "middle" }, String(v.middle)), lids(v.middle));
     const players = el("div", { class: "players" }, v.players.map(function (p) {
