@@ -417,6 +417,8 @@ def _shown_value(lang: str, value: object) -> str:
         return i18n.translate(lang, key)
     if value in ("", None):
         return i18n.translate(lang, "value_none")
+    if isinstance(value, float) and lang == "de":
+        return f"{value:g}".replace(".", ",")  # German writes 1,5
     return str(value)
 
 
