@@ -353,6 +353,19 @@ def test_history_lines_and_refusals_of_every_game_are_worded_in_the_pages_langua
     assert site.table.snapshot(bock)["version"] == 1  # nothing stored
 
 
+def test_a_finished_schocken_games_round_table_fits_the_phone(site, page_of):
+    log = Path(__file__).resolve().parents[2] / "fixtures" / "games" / "schocken-finale.jsonl"
+    game = site.table.import_log(log.read_text(encoding="utf-8"), PIN)
+    page = page_of(f"{site.url}/games/{game}?lang=de")
+    wait_live(page)
+    page.wait_for_selector("#rounds table")
+    box = page.evaluate("""() => { const s = document.querySelector('#rounds .scroll');
+        return [s.scrollWidth, s.clientWidth]; }""")
+    assert box[0] <= box[1], f"the round table is {box[0]} px wide in a {box[1]} px panel"
+    assert page.locator("#throws").count() == 0  # no empty "this round" on a finished game
+    assert "Diese Runde" not in page.inner_text("#view")
+
+
 def test_pages_show_the_score_and_history_without_javascript(site, page_of):
     game = site.table.create_game("schocken", PLAYERS, PIN)
     for player, dice in (("Anna", [6, 6, 5]), ("Ben", [1, 4, 1]), ("Cem", [3, 2, 2])):

@@ -411,3 +411,10 @@ def test_schocken_turned_sixes_pass_through_the_form_to_the_engine(client, table
                    data={"d1": "1", "d2": "5", "d3": "4", "throws": "1", "turned": "1"})
     assert refused.status_code == 409  # a single throw leaves nothing to turn for
     assert table.snapshot(game)["version"] == 1
+
+
+def test_a_house_rules_decimal_is_written_the_german_way(client, table):
+    game = table.create_game("schocken", {"players": ["Anna", "Ben"],
+                                          "rules": {"tab_amount": "1.5", "tab_unit": "€"}}, PIN)
+    assert ">1,5<" in client.get(f"/games/{game}?lang=de").get_data(as_text=True)
+    assert ">1.5<" in client.get(f"/games/{game}?lang=en").get_data(as_text=True)
