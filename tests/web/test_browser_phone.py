@@ -8,6 +8,7 @@ phone and desktop, go to ``test-artifacts/``.
 
 from __future__ import annotations
 
+import json
 import re
 import tempfile
 from collections.abc import Iterator
@@ -366,6 +367,42 @@ def test_a_finished_schocken_games_round_table_fits_the_phone(site, page_of):
     assert "Diese Runde" not in page.inner_text("#view")
 
 
+def test_a_real_scoreboard_round_by_round_with_the_half_banner_and_the_bock_ranking(
+        site, page_of):
+    """Issue 12 item 4: Schocken round by round, the banner when a half is lost, lids per
+    half, a legend; Rock the Bock's combined ranking and whose turn; leaders in the list."""
+    log = Path(__file__).resolve().parents[2] / "fixtures" / "games" / "schocken-finale.jsonl"
+    lines = log.read_text(encoding="utf-8").splitlines()
+    game = site.table.import_log(lines[0] + "\n", PIN, activate=False)
+    for line in lines[1:]:  # up to the first throw after the first half was lost
+        snap = site.table.submit(game, json.loads(line), "Kim")
+        if snap["view"]["half"] == 2:
+            break
+    loser = snap["view"]["half_losers"][0]
+    page = page_of(f"{site.url}/games/{game}?lang=de")
+    wait_live(page)
+    banner = page.inner_text("#half-banner")
+    assert f"1. Hälfte: {loser} verloren" in banner and "Jetzt beginnt: 2. Hälfte" in banner
+    rounds = page.locator("#rounds tr").count() - 1  # less the header row
+    assert rounds == len(snap["view"]["rounds"]) > 0
+    assert page.locator("#lids-by-half th:has-text('1. Hälfte')").count() == 1
+    assert "Handschock" in page.inner_text("#legend")
+    bock = site.table.create_game("rockthebock", BOCK_SETUP, PIN, activate=False)
+    site.table.submit(bock, {"action": "roll", "player": "Rita",
+                             "faces": {"bock": 4, "wolf": 3, "goat_red": 3}}, "Kim")
+    site.table.submit(bock, {"action": "choose", "player": "Rita", "kind": "bock"}, "Kim")
+    page.goto(f"{site.url}/games/{bock}?lang=de")
+    wait_live(page)
+    ranking = page.inner_text("#ranking")
+    assert ranking.index("Rita") < ranking.index("Bo")  # every pad's total, best first
+    assert "ist dran" in ranking
+    finished = site.table.import_log(log.read_text(encoding="utf-8"), PIN, activate=False)
+    page.goto(f"{site.url}/?lang=de")
+    listed = page.inner_text(f"li[data-game-id='{game}']")
+    assert "2. Hälfte" in listed and "Version" not in listed
+    assert "verloren: Ben" in page.inner_text(f"li[data-game-id='{finished}']")
+
+
 def test_pages_show_the_score_and_history_without_javascript(site, page_of):
     game = site.table.create_game("schocken", PLAYERS, PIN)
     for player, dice in (("Anna", [6, 6, 5]), ("Ben", [1, 4, 1]), ("Cem", [3, 2, 2])):
@@ -386,6 +423,13 @@ def test_pages_show_the_score_and_history_without_javascript(site, page_of):
     bock = site.table.create_game("rockthebock", BOCK_SETUP, PIN, activate=False)
     page.goto(f"{site.url}/games/{bock}")
     assert page.locator("#score-table tr[data-player='Rita']").count() == 1
+    wacken = site.table.create_game("wacken", WACKEN_SETUP, PIN, activate=False)
+    site.table.submit(wacken, {"action": "abrocken", "band": "AC/WC", "songs_on_stage": 2,
+                               "initiator": "Ozzy", "participants": [
+                                   {"player": "Ozzy", "beers": 2, "cards": 1, "songs": 1}]},
+                      "Kim")
+    page.goto(f"{site.url}/games/{wacken}")
+    assert page.inner_text("#score-table tr[data-player='Ozzy']").split()[-1] == "8"
     site.table.activate(game)
 
 
