@@ -17,21 +17,37 @@ from typing import Any
 from companion.config import Settings
 from companion.hardware.camera import FrameSource
 from companion.pipeline import Companion, Recognizer, camera_loop
+from companion.registry import GAMES, Recognition, Registry
+from companion.turns import TurnTracker
 from companion.vision.settle import SettleDetector
 
 log = logging.getLogger("companion")
 
 
-def default_recognizers(settings: Settings) -> dict[str, Recognizer]:
-    """The pip and Rock the Bock recognisers, with the calibration profile when one is set."""
-    from companion.games.schocken_throws import DICE
+def load_recognizer(settings: Settings, recognition: Recognition) -> Recognizer:
+    """The recogniser of one kind of dice (``pips`` or ``bock``), with the calibration
+    profile when one is set."""
     from companion.vision import enrol, recognizer
 
     path = None if settings.calibration is None else str(settings.calibration)
-    return {
-        "schocken": recognizer.load_recognizer(path, max_dice=DICE),
-        "rockthebock": enrol.load_recognizer(path),
-    }
+    if recognition.kind == "pips":
+        return recognizer.load_recognizer(path, max_dice=recognition.max_dice)
+    if recognition.kind == "bock":
+        return enrol.load_recognizer(path)
+    raise ValueError(f"no recogniser reads dice of kind {recognition.kind!r}; "
+                     "the kinds are pips and bock")
+
+
+def default_recognizers(settings: Settings, games: Registry = GAMES) -> dict[str, Recognizer]:
+    """The recogniser of every game the camera reads, by game name (one per kind of dice)."""
+    loaded: dict[Recognition, Recognizer] = {}
+    by_game = {}
+    for game in games:
+        if game.recognition is not None:
+            if game.recognition not in loaded:
+                loaded[game.recognition] = load_recognizer(settings, game.recognition)
+            by_game[game.name] = loaded[game.recognition]
+    return by_game
 
 
 def _open_button(pin: int, companion: Companion, notices: list[str]) -> Any:
@@ -98,7 +114,8 @@ def tray_setup(settings: Settings, companion: Companion) -> Any:
 
     def apply(_profile: object) -> None:
         calibrated = replace(settings, calibration=path)
-        companion.use_recognizers(default_recognizers(calibrated), default_settle(calibrated))
+        companion.use_recognizers(default_recognizers(calibrated, companion.table.games),
+                                  default_settle(calibrated))
         log.info("tray calibration saved to %s; recognisers rebuilt", path)
 
     return TraySetup(path, apply)
@@ -168,18 +185,20 @@ def build(
     hardware: bool = False,
     open_source: Callable[..., FrameSource] | None = None,
     demo: Demo | None = None,
+    games: Registry = GAMES,
 ) -> Assembly:
     """Put one companion together over ``store``: the composition root.
 
     ``companion serve`` asks for the dashboard alone; ``companion run`` adds the
     ``hardware`` the settings name (camera -- ``open_source`` opens it, by default
     :func:`companion.hardware.camera.open_source` --, turn button, light and buzzer, and
-    the health checks); ``companion demo`` hands in a :class:`Demo`.
+    the health checks); ``companion demo`` hands in a :class:`Demo`. ``games`` is the
+    registry of the games it knows.
     """
     from companion.table import Table
     from companion.web import create_app
 
-    assembly = Assembly(settings, Table(store))
+    assembly = Assembly(settings, Table(store, games=games))
     try:
         notices: list[str] = []
         if hardware:
@@ -193,6 +212,13 @@ def build(
     return assembly
 
 
+def _companion(assembly: Assembly, settle: SettleDetector) -> Companion:
+    """The camera pipeline over the assembly's table, for the games its registry reads."""
+    games = assembly.table.games
+    return Companion(assembly.table, default_recognizers(assembly.settings, games), settle,
+                     tracker=TurnTracker(proposers=games.proposers()))
+
+
 def _wire_hardware(
     assembly: Assembly, open_source: Callable[..., FrameSource] | None, notices: list[str]
 ) -> None:
@@ -200,7 +226,7 @@ def _wire_hardware(
     from companion.hardware.camera import open_source as open_camera
 
     settings, table = assembly.settings, assembly.table
-    companion = Companion(table, default_recognizers(settings), default_settle(settings))
+    companion = _companion(assembly, default_settle(settings))
     assembly.companion = companion
     if settings.camera != "none":
         opener = open_source or open_camera
@@ -237,8 +263,7 @@ def _wire_demo(assembly: Assembly, demo: Demo) -> None:
         ))
     if demo.camera is not None:
         settings = assembly.settings
-        companion = Companion(assembly.table, default_recognizers(settings),
-                              demo.settle or default_settle(settings))
+        companion = _companion(assembly, demo.settle or default_settle(settings))
         assembly.companion = companion
         opener = demo.camera(assembly.table, companion, assembly.stop)
         assembly.threads.append(threading.Thread(

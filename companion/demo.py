@@ -21,8 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from companion.games import GAME_NAMES, GameError
+from companion.games import GameError
 from companion.hardware.demo import Throw, ThrowSource
+from companion.registry import GAMES
 
 DEMO_PIN = "1234"
 DEMO_WHO = "demo"
@@ -33,7 +34,7 @@ DEMO_PLAYERS = ("Anna", "Ben", "Carl")
 def demo_logs(folder: Path) -> dict[str, Path]:
     """One log per game kind from ``folder``: the longest, as it shows the most."""
     found: dict[str, Path] = {}
-    for name in GAME_NAMES:
+    for name in GAMES.names():
         logs = sorted(folder.glob(f"{name}-*.jsonl"))
         if logs:
             found[name] = max(logs, key=lambda p: (len(p.read_text(encoding="utf-8")), p.name))
@@ -63,7 +64,8 @@ class DemoPlayer:
         self.position = 0
         for path in logs.values():
             text = path.read_text(encoding="utf-8")
-            read_log(text)  # a bad log stops the demo now, with its line number
+            # A bad log stops the demo now, with its line number.
+            read_log(text, table.games.rules)
             lines = [line for line in text.splitlines() if line.strip()]
             self.headers.append(lines[0] + "\n")
             game_id = table.import_log(lines[0] + "\n", pin)

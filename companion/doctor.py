@@ -169,7 +169,8 @@ def reading(settings: Settings, frames: list[Any]) -> Check:
     """Settle detection on every frame and the recogniser on the last, with timings."""
     if not frames:
         return Check("reading", WARN, "no frames to read", "see the camera check")
-    from companion.app import default_recognizers, default_settle
+    from companion.app import default_settle, load_recognizer
+    from companion.registry import GAMES
 
     settle = default_settle(settings)
     start = time.perf_counter()
@@ -178,7 +179,9 @@ def reading(settings: Settings, frames: list[Any]) -> Check:
         size = (frame.image.shape[1], frame.image.shape[0])
         settle.update(frame.image if lores is None else lores, frame.timestamp, size=size)
     settle_ms = (time.perf_counter() - start) * 1000 / len(frames)
-    recognizer = default_recognizers(settings)["schocken"]
+    # The recogniser of the first game the camera reads (the pip dice of Schocken).
+    recognition = next(g.recognition for g in GAMES if g.recognition is not None)
+    recognizer = load_recognizer(settings, recognition)
     start = time.perf_counter()
     result = recognizer.read(frames[-1].image)
     read_ms = (time.perf_counter() - start) * 1000

@@ -28,6 +28,7 @@ from companion.hardware.feedback import (
     REFUSED,
     UNDONE,
 )
+from companion.registry import GAMES
 from companion.turns import Proposal, TurnTracker, reading_to_dict
 from companion.vision.annotate import annotate, to_jpeg
 from companion.vision.settle import AT_REST, SettleDetector
@@ -91,7 +92,7 @@ class Companion:
         self.recognizers = dict(recognizers)
         self.settle = settle
         self.watcher = ThrowWatcher(self._read, settle, frames_to_read)
-        self.tracker = tracker or TurnTracker()
+        self.tracker = tracker or TurnTracker(proposers=GAMES.proposers())
         self._lock = threading.Lock()
         self.frames = 0
         self.bad_frames = 0

@@ -1,5 +1,7 @@
 """Readable text for ``companion replay`` and ``companion games``: one formatter per game.
 
+The registry (:mod:`companion.registry`) names each game's formatter.
+
 Every formatter reads only the engine's ``standings(state)`` dict (plus the setup
 for names and rules), so the text shows exactly what the engine decided.
 """
@@ -8,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 
@@ -55,7 +57,7 @@ def _names(names: Sequence[str]) -> str:
     return ", ".join(names) if names else "-"
 
 
-def _rules(setup: dict[str, Any]) -> str:
+def _rules(setup: Mapping[str, Any]) -> str:
     rules = setup.get("rules") or {}
     return ", ".join(f"{k}={_flag(v)}" for k, v in rules.items()) or "(none)"
 
@@ -66,7 +68,7 @@ def _flag(value: object) -> str:
     return "''" if value == "" else str(value)
 
 
-def schocken(standings: dict[str, Any], setup: dict[str, Any]) -> str:
+def schocken(standings: Mapping[str, Any], setup: Mapping[str, Any]) -> str:
     """Deckel per player and in the middle, half, half losers, Finale, loser, statistics."""
     players = standings["players"]
     half = standings["half"]
@@ -132,7 +134,7 @@ def _signed(score: int) -> str:
     return f"+{score}" if score > 0 else str(score)
 
 
-def rockthebock(standings: dict[str, Any], setup: dict[str, Any]) -> str:
+def rockthebock(standings: Mapping[str, Any], setup: Mapping[str, Any]) -> str:
     """Each sheet per round (B, W, G, dice crossed), round scores, totals, winner(s)."""
     players = standings["players"]
     lines = [
@@ -186,7 +188,7 @@ def rockthebock(standings: dict[str, Any], setup: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def wacken(standings: dict[str, Any], setup: dict[str, Any]) -> str:
+def wacken(standings: Mapping[str, Any], setup: Mapping[str, Any]) -> str:
     """Wristbands per player, leader(s), and the end of the game."""
     players = standings["players"]
     lines = [
@@ -208,16 +210,13 @@ def wacken(standings: dict[str, Any], setup: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-_FORMATTERS: dict[str, Callable[[dict[str, Any], dict[str, Any]], str]] = {
-    "schocken": schocken,
-    "rockthebock": rockthebock,
-    "wacken": wacken,
-}
-
-
-def standings_text(game: str, standings: dict[str, Any], setup: dict[str, Any]) -> str:
-    """The standings of ``game`` as readable text (indented JSON for a game without one)."""
-    formatter = _FORMATTERS.get(game)
+def standings_text(
+    formatter: Callable[[Mapping[str, Any], Mapping[str, Any]], str] | None,
+    standings: Mapping[str, Any],
+    setup: Mapping[str, Any],
+) -> str:
+    """The standings as readable text by the game's ``formatter`` (its registry entry's
+    ``report``); indented JSON for a game without one."""
     if formatter is None:
         return json.dumps(standings, indent=2, ensure_ascii=False)
     return formatter(standings, setup)

@@ -6,7 +6,9 @@ gets back JSON-able counts. A player is a *key*: ``"p12"`` for roster player 12 
 already followed by the store, so a merged or renamed player keeps every count) or
 ``"g:Anna"`` for a guest who is not on the roster.
 
-What is counted per game type (each game adds its own facts, then they are summed):
+What is counted per game type is that game's :class:`GameStats` (its registry entry
+hands it in): the counters, how one game's facts are read, the rates worked out from
+the sums. Each game adds its own facts, then they are summed:
 
 - Schocken: games, games lost, halves lost, Finale played and lost, Durchmarsch,
   Schock aus, Schocks, Handschocks (and their rate), Generals, Straßen, Deckel received,
@@ -22,8 +24,8 @@ belongs to the evening it was played on.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -31,8 +33,14 @@ from companion.domain.fold import Fold
 
 __all__ = [
     "EVENING_STARTS_HOUR",
+    "ROCKTHEBOCK",
+    "SCHOCKEN",
+    "WACKEN",
+    "GameStats",
     "Played",
     "Period",
+    "Rate",
+    "by_month",
     "deckel_series",
     "evening_of",
     "game_facts",
@@ -42,17 +50,6 @@ __all__ = [
 ]
 
 EVENING_STARTS_HOUR = 6
-
-# Counters summed over games, per game type, in the order the pages show them.
-COUNTERS: dict[str, tuple[str, ...]] = {
-    "schocken": ("games", "games_lost", "halves_lost", "finales", "finale_lost", "durchmarsch",
-                 "schock_aus", "schocks", "handschocks", "generals", "strassen",
-                 "deckel_received", "rounds", "rounds_lost"),
-    "rockthebock": ("games", "games_won", "rounds", "points", "wolves_given",
-                    "wolves_received"),
-    "wacken": ("games", "games_won", "wristbands", "abrocken"),
-}
-
 
 def evening_of(timestamp: float) -> str:
     """The evening (``YYYY-MM-DD``, local time) a moment belongs to; it starts at 06:00."""
@@ -111,23 +108,48 @@ def _names(fold: Fold) -> list[str]:
     return [p if isinstance(p, str) else str(p.name) for p in fold.setup.players]
 
 
-def game_facts(fold: Fold) -> list[dict[str, int]]:
+# The facts of one game: (fold, seat names, standings, one counter row per seat) -> None,
+# filling the rows in place ("games" is 1 already).
+Facts = Callable[[Fold, list[str], Mapping[str, Any], list[dict[str, int]]], None]
+
+
+@dataclass(frozen=True)
+class Rate:
+    """A rate worked out from two summed counters (None while ``whole`` is 0)."""
+
+    part: str
+    whole: str
+    percent: bool = False  # a share of 0..1, shown as a percentage
+
+
+@dataclass(frozen=True)
+class GameStats:
+    """What the statistics count for one game type.
+
+    ``counters`` are summed per player in the order the pages show them (``games``
+    first); ``facts`` reads one game's; ``rates`` are worked out from the sums;
+    ``monthly`` is the counter a player's page charts per month (None: no chart).
+    """
+
+    counters: tuple[str, ...]
+    facts: Facts
+    rates: Mapping[str, Rate] = field(default_factory=dict)
+    monthly: str | None = None
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """Counters then rates: the columns of a statistics table."""
+        return (*self.counters, *self.rates)
+
+
+def game_facts(fold: Fold, kind: GameStats) -> list[dict[str, int]]:
     """The counters of one game per seat (seat order), read from its folded log."""
-    game = fold.module.NAME
     names = _names(fold)
     standings = fold.module.standings(fold.state)
-    facts = [dict.fromkeys(COUNTERS[game], 0) for _ in names]
+    facts = [dict.fromkeys(kind.counters, 0) for _ in names]
     for seat in facts:
         seat["games"] = 1
-    if game == "schocken":
-        _schocken(fold, names, standings, facts)
-    elif game == "rockthebock":
-        _rockthebock(fold, names, standings, facts)
-    else:
-        for seat, row in enumerate(standings["players"]):
-            facts[seat]["wristbands"] = row["wristbands"]
-            facts[seat]["abrocken"] = row["abrocken"]
-            facts[seat]["games_won"] = int(row["name"] in standings["winners"])
+    kind.facts(fold, names, standings, facts)
     return facts
 
 
@@ -165,42 +187,70 @@ def _rockthebock(fold: Fold, names: list[str], standings: Mapping[str, Any],
             facts[names.index(event.player)]["wolves_given"] += before.pending.count("wolf")
 
 
-def _derived(game: str, row: dict[str, Any]) -> dict[str, Any]:
-    def rate(part: int, whole: int) -> float | None:
-        return round(part / whole, 3) if whole else None
+def _wacken(fold: Fold, names: list[str], standings: Mapping[str, Any],
+            facts: list[dict[str, int]]) -> None:
+    for seat, row in enumerate(standings["players"]):
+        facts[seat]["wristbands"] = row["wristbands"]
+        facts[seat]["abrocken"] = row["abrocken"]
+        facts[seat]["games_won"] = int(row["name"] in standings["winners"])
 
-    if game == "schocken":
-        row["handschock_rate"] = rate(row["handschocks"], row["schocks"])
-        row["deckel_per_round"] = rate(row["deckel_received"], row["rounds"])
-    elif game == "rockthebock":
-        row["points_per_round"] = rate(row["points"], row["rounds"])
-        row["points_per_game"] = rate(row["points"], row["games"])
+
+SCHOCKEN = GameStats(
+    counters=("games", "games_lost", "halves_lost", "finales", "finale_lost", "durchmarsch",
+              "schock_aus", "schocks", "handschocks", "generals", "strassen",
+              "deckel_received", "rounds", "rounds_lost"),
+    facts=_schocken,
+    rates={"handschock_rate": Rate("handschocks", "schocks", percent=True),
+           "deckel_per_round": Rate("deckel_received", "rounds")},
+    monthly="halves_lost",
+)
+ROCKTHEBOCK = GameStats(
+    counters=("games", "games_won", "rounds", "points", "wolves_given", "wolves_received"),
+    facts=_rockthebock,
+    rates={"points_per_round": Rate("points", "rounds"),
+           "points_per_game": Rate("points", "games")},
+)
+WACKEN = GameStats(counters=("games", "games_won", "wristbands", "abrocken"), facts=_wacken)
+
+
+def _derived(kind: GameStats, row: dict[str, Any]) -> dict[str, Any]:
+    for name, rate in kind.rates.items():
+        whole = row[rate.whole]
+        row[name] = round(row[rate.part] / whole, 3) if whole else None
     return row
 
 
-def statistics(games: Iterable[Played], period: Period = Period()) -> dict[str, dict[str, Any]]:
-    """game type -> player key -> summed counters (and rates) over ``games`` in ``period``."""
-    totals: dict[str, dict[str, dict[str, Any]]] = {name: {} for name in COUNTERS}
+def statistics(games: Iterable[Played], kinds: Mapping[str, GameStats],
+               period: Period = Period()) -> dict[str, dict[str, Any]]:
+    """game type -> player key -> summed counters (and rates) over ``games`` in ``period``.
+
+    ``kinds`` says what each game type counts; games of a type without statistics are
+    left out.
+    """
+    totals: dict[str, dict[str, dict[str, Any]]] = {name: {} for name in kinds}
     for played in games:
-        if not period.contains(played.evening):
+        kind = kinds.get(played.game)
+        if kind is None or not period.contains(played.evening):
             continue
-        for key, facts in zip(played.keys, game_facts(played.fold), strict=True):
-            row = totals[played.game].setdefault(key, dict.fromkeys(COUNTERS[played.game], 0))
+        for key, facts in zip(played.keys, game_facts(played.fold, kind), strict=True):
+            row = totals[played.game].setdefault(key, dict.fromkeys(kind.counters, 0))
             for counter, value in facts.items():
                 row[counter] += value
-    return {game: {key: _derived(game, row) for key, row in rows.items()}
+    return {game: {key: _derived(kinds[game], row) for key, row in rows.items()}
             for game, rows in totals.items()}
 
 
-def by_month(games: Iterable[Played], key: str, game: str, counter: str) -> dict[str, int]:
-    """month (``YYYY-MM``) -> ``counter`` of player ``key`` in games of type ``game``."""
+def by_month(games: Iterable[Played], key: str, game: str, kind: GameStats) -> dict[str, int]:
+    """month (``YYYY-MM``) -> the ``monthly`` counter of player ``key`` in games of ``game``."""
     months: dict[str, int] = {}
+    if kind.monthly is None:
+        return months
     for played in games:
         if played.game != game or key not in played.keys:
             continue
         month = played.evening[:7]
         seat = played.keys.index(key)
-        months[month] = months.get(month, 0) + game_facts(played.fold)[seat][counter]
+        months[month] = months.get(month, 0) + game_facts(played.fold, kind)[seat][kind.monthly]
     return dict(sorted(months.items()))
 
 
@@ -236,12 +286,13 @@ def points_series(fold: Fold) -> list[list[int]]:
 
 
 def tab_owed(games: Iterable[Played]) -> dict[tuple[str, str], float]:
-    """(player key, unit) -> the club tab the Schocken games ran up (before settling)."""
+    """(player key, unit) -> the club tab the games ran up (before settling).
+
+    A game keeps a tab when its standings carry one (Schocken's ``tab_amount`` rule).
+    """
     owed: dict[tuple[str, str], float] = {}
     for played in games:
-        if played.game != "schocken":
-            continue
-        tab = played.fold.module.standings(played.fold.state)["tab"]
+        tab = played.fold.module.standings(played.fold.state).get("tab")
         if tab is None:
             continue
         names = _names(played.fold)

@@ -3,26 +3,19 @@
 Pure: no camera, no clock, no store. The tracker sees each throw once the dice are
 at rest and proposes one log action for the game's current ``view``; the button
 (or the dashboard) confirms it. It reads the engines' ``view`` dicts but knows no
-rule: who is to throw, the throw limit and the legal choices come from the engine.
+rule: who is to throw, the throw limit and the legal choices come from the engine, and
+what a reading means in a game is that game's :class:`Proposer`
+(:mod:`companion.proposers`, handed in from the registry).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from companion.vision.types import Die, Reading
-
-SCHOCKEN_DICE = 3
-FACE_NAMES_DE = {
-    "wolf": "Wolf",
-    "bock": "Bock",
-    "goat_red": "rote Geiß",
-    "goat_blue": "blaue Geiß",
-    "goat_green": "grüne Geiß",
-    "goat_yellow": "gelbe Geiß",
-}
 
 
 @dataclass
@@ -32,11 +25,10 @@ class TurnTracker:
     ``stay_radius`` is the share of a die's edge a die may shift and still count as
     kept aside (not thrown again) between two throws.
 
-    ``covered`` is set when a dice cup stands upside down in the tray: for the round's
-    first player (no throw limit yet) that is the hidden third throw (RULES.md, round
-    rule 3), proposed as ``{"action": "throw", "throws": 3, "hidden": true}``; the dice
-    read when the cup is lifted are proposed as the reveal once the round awaits it.
-    Elsewhere a cup is only something in the way.
+    ``covered`` is set when a dice cup stands upside down in the tray; whether that
+    means something is the game's proposer's business (Schocken: the first player's
+    hidden third throw, RULES.md round rule 3). Elsewhere a cup is only in the way.
+    ``proposers`` maps a game's name to its :class:`Proposer`.
     """
 
     stay_radius: float = 0.35
@@ -46,6 +38,7 @@ class TurnTracker:
     hand: bool = True
     covered: bool = False
     history: list[Reading] = field(default_factory=list)
+    proposers: Mapping[str, Proposer] = field(default_factory=dict)
 
     def start_turn(self, key: object) -> None:
         """Forget the previous turn when the game moved on (``key`` changed)."""
@@ -82,12 +75,23 @@ class TurnTracker:
         self.start_turn(key)
         self.covered = True
 
-    def proposal(self, game: str, view: dict[str, Any]) -> Proposal | None:
-        """The action the button would record now, or None with nothing to record."""
+    def proposal(self, game: str, view: Mapping[str, Any]) -> Proposal | None:
+        """The action the button would record now, or None with nothing to record.
+
+        What a reading means in ``game`` is its proposer's business (the registry's
+        :class:`Proposer` for that game, in ``proposers``); a game without one
+        proposes nothing.
+        """
         if view.get("over"):
             return None
+        proposer = self.proposers.get(game)
         if self.covered:
-            return self._covered(game, view)
+            hidden = None if proposer is None else proposer.covered(self, view)
+            return hidden or Proposal(
+                None,
+                "a cup covers the dice: lift it to read them",
+                "Ein Becher verdeckt die Würfel: zum Lesen anheben",
+            )
         if self.reading is None:
             return None
         reading = self.reading
@@ -97,85 +101,9 @@ class TurnTracker:
                 "a die is unclear: check the picture or enter it by hand",
                 "Ein Würfel ist unklar: Bild prüfen oder von Hand eintragen",
             )
-        if game == "schocken":
-            return self._schocken(reading, view)
-        if game == "rockthebock":
-            return self._rockthebock(reading, view)
-        return None
-
-    def _covered(self, game: str, view: dict[str, Any]) -> Proposal:
-        player = view.get("to_throw")
-        if game == "schocken" and player is not None and view.get("throw_limit") is None:
-            action = {"action": "throw", "player": player, "throws": 3, "hidden": True}
-            return Proposal(
-                action,
-                f"{player}: third throw under the cup (hidden until the round ends)",
-                f"{player}: dritter Wurf unter dem Becher (verdeckt bis zum Rundenende)",
-            )
-        return Proposal(
-            None,
-            "a cup covers the dice: lift it to read them",
-            "Ein Becher verdeckt die Würfel: zum Lesen anheben",
-        )
-
-    def _schocken(self, reading: Reading, view: dict[str, Any]) -> Proposal:
-        if len(reading.dice) != SCHOCKEN_DICE:
-            n = len(reading.dice)
-            return Proposal(
-                None,
-                f"{n} dice in the tray; Schocken needs 3",
-                f"{n} Würfel in der Schale; Schocken braucht 3",
-            )
-        dice = sorted((int(d.value) for d in reading.dice), reverse=True)
-        if view.get("awaiting_reveal"):
-            player = view["awaiting_reveal"]
-            action = {"action": "reveal", "player": player, "dice": dice, "hand": self.hand}
-            shown = "-".join(map(str, dice))
-            return Proposal(action, f"{player} reveals {shown}", f"{player} deckt auf: {shown}")
-        player = view.get("to_throw")
-        if player is None:
-            return Proposal(None, "nobody is to throw", "Niemand ist mit Würfeln dran")
-        throws = min(self.throws, 3)
-        action = {
-            "action": "throw",
-            "player": player,
-            "dice": dice,
-            "throws": throws,
-            "hand": self.hand,
-        }
-        shown = "-".join(map(str, dice))
-        return Proposal(
-            action,
-            f"{player}: {shown} in {throws}{', from the hand' if self.hand else ''}",
-            f"{player}: {shown} mit {throws} Wurf/Würfen{', aus der Hand' if self.hand else ''}",
-        )
-
-    def _rockthebock(self, reading: Reading, view: dict[str, Any]) -> Proposal:
-        turn = view.get("turn")
-        if turn is None or view.get("phase") != "roll":
-            return Proposal(
-                None,
-                "choose what to take on the phone first",
-                "Erst auf dem Handy wählen, was genommen wird",
-            )
-        expected = view.get("dice_left", {}).get(turn["name"])
-        if expected is not None and len(reading.dice) != expected:
-            n, name = len(reading.dice), turn["name"]
-            return Proposal(
-                None,
-                f"{n} dice in the tray; {name} rolls {expected}",
-                f"{n} Würfel in der Schale; {name} würfelt mit {expected}",
-            )
-        faces: dict[str, int] = {}
-        for die in reading.dice:
-            faces[str(die.value)] = faces.get(str(die.value), 0) + 1
-        action = {"action": "roll", "player": turn["name"], "faces": faces}
-        counted = sorted(faces.items())
-        shown = ", ".join(f"{n}× {face}" for face, n in counted)
-        shown_de = ", ".join(f"{n}× {FACE_NAMES_DE.get(face, face)}" for face, n in counted)
-        return Proposal(
-            action, f"{turn['name']} rolled {shown}", f"{turn['name']} würfelt {shown_de}"
-        )
+        if proposer is None:
+            return None
+        return proposer.read(self, reading, view)
 
 
 @dataclass(frozen=True)
@@ -186,6 +114,16 @@ class Proposal:
     action: dict[str, Any] | None
     text: str
     text_de: str
+
+
+class Proposer(Protocol):
+    """What a game makes of the turn tracker's throws (one per game the camera reads)."""
+
+    def covered(self, tracker: TurnTracker, view: Mapping[str, Any]) -> Proposal | None:
+        """The action for dice under an upside-down cup, or None: a cup is in the way."""
+
+    def read(self, tracker: TurnTracker, reading: Reading, view: Mapping[str, Any]) -> Proposal:
+        """The action for the settled, certain ``reading`` of the current turn."""
 
 
 def _stayed(die: Die, before: tuple[Die, ...], radius: float) -> bool:

@@ -12,6 +12,13 @@ from companion.store import Store
 from companion.table import Table
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A browser test starts Chromium and a server: slow, so the quick loop leaves it out."""
+    for item in items:
+        if item.get_closest_marker("browser") is not None:
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture
 def table(tmp_path: Path) -> Iterator[Table]:
     """A Table over a fresh SQLite file; a ticking clock; cheap PIN hashing for speed."""

@@ -3,6 +3,7 @@
 import threading
 import time
 
+import pytest
 from test_pipeline import record_throw
 
 from companion.app import build
@@ -72,6 +73,7 @@ def test_the_demo_hands_the_builder_its_scorekeepers_and_its_camera(tmp_path):
         assert isinstance(built.stop, threading.Event) and built.stop.is_set()
 
 
+@pytest.mark.slow
 def test_companion_run_serves_the_dashboard_with_a_replay_camera(tmp_path):
     import json
     import os

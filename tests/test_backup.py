@@ -20,7 +20,7 @@ from companion.backup import write_backup
 from companion.cli import main
 from companion.domain.entry import Entry
 from companion.domain.fold import fold_entries
-from companion.games import game_module
+from companion.registry import GAMES
 from companion.store import Store, StoreError
 from companion.table import Table
 
@@ -67,7 +67,7 @@ def _check_restores_identically(source: Store, backup: Path, tmp_path: Path) -> 
     assert games, "the backup holds the games recorded before it"
     for record in games:
         version = restored.latest_version(record.id)
-        module = game_module(record.game)
+        module = GAMES.rules(record.game)
         setup = module.Setup.from_dict(record.setup)
         # The source's log up to the backed-up version folds to the same standings.
         expected = fold_entries(module, setup, source.entries(record.id)[:version])

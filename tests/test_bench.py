@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+# Each starts a Python process and loads models or a browser: seconds apiece.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -1,11 +1,14 @@
 """The camera demo: rendered throws through the camera path end up in the log correctly."""
 
+import pytest
+
 from companion.demo import CameraDemo
 from companion.pipeline import Companion
 from companion.vision.recognizer import PipRecognizer
 from companion.vision.settle import SettleDetector
 
 
+@pytest.mark.slow
 def test_every_turn_is_stored_with_the_dice_that_were_thrown(table):
     game = table.create_game(
         "schocken", {"players": ["Anna", "Ben", "Carl"], "starter": "Anna"}, pin="1234"

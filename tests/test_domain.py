@@ -17,6 +17,7 @@ from companion.domain.entry import Entry
 from companion.domain.fold import Fold, LogError, fold_entries
 from companion.domain.gamelog import format_log, read_log
 from companion.games import IllegalAction, ParseError
+from companion.wording import word
 
 SETUP = cg.Setup(("Anna", "Ben"))
 
@@ -84,7 +85,8 @@ def test_correction_replaces_an_earlier_action_and_replays_the_rest():
     rows = fold.history()
     assert rows[0]["corrected"] and rows[0]["corrected_by"] == [3]
     assert rows[2]["kind"] == "correct" and rows[2]["target"] == 1
-    assert rows[2]["text"] == {"en": "Anna adds 1"} and rows[0]["text"] == {"en": "Anna adds 2"}
+    assert rows[2]["text"] == {"key": "counter_add", "fields": {"player": "Anna", "amount": 1}}
+    assert rows[0]["text"]["fields"] == {"player": "Anna", "amount": 2}
     # Corrected twice: the latest correction is in force.
     fold = fold.add(Entry(4, correct(1, add("Anna", 3))))
     assert fold.state.added == (3, 3)
@@ -243,7 +245,8 @@ def test_csv_has_one_row_per_entry_then_the_standings_block():
         start=1,
     ):
         fold = fold.add(Entry(version, payload, 1_700_000_000 + 60 * version, who))
-    rows = list(csv.reader(io.StringIO(format_csv(fold))))
+    english = cg.WORDS["en"]
+    rows = list(csv.reader(io.StringIO(format_csv(fold, lambda p: word(p, english)))))
     assert rows[0] == ["version", "time", "who", "action", "details", "status", "text"]
     assert rows[1] == [
         "1",

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from companion.domain.gamelog import format_log, read_log
-from companion.games import GAME_NAMES
+from companion.registry import GAMES
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "games"
 LOGS = sorted(FIXTURES.glob("*.jsonl"))
@@ -21,12 +21,12 @@ def test_fixtures_exist_for_every_game_and_come_in_pairs():
     ]
     # File names start with the game they record, so a reader knows what to expect.
     games = {p.name.split("-")[0] for p in LOGS}
-    assert games == set(GAME_NAMES)
+    assert games == set(GAMES.names())
 
 
 @pytest.mark.parametrize("log", LOGS, ids=lambda p: p.stem)
 def test_replay_gives_the_expected_standings(log: Path):
-    fold = read_log(log.read_text(encoding="utf-8"))
+    fold = read_log(log.read_text(encoding="utf-8"), GAMES.rules)
     assert log.name.startswith(fold.module.NAME + "-")
     expected = json.loads(log.with_name(log.stem + ".expected.json").read_text(encoding="utf-8"))
     assert fold.module.standings(fold.state) == expected
@@ -34,8 +34,8 @@ def test_replay_gives_the_expected_standings(log: Path):
 
 @pytest.mark.parametrize("log", LOGS, ids=lambda p: p.stem)
 def test_replay_of_the_written_log_rebuilds_the_same_state(log: Path):
-    fold = read_log(log.read_text(encoding="utf-8"))
-    again = read_log(format_log(fold))
+    fold = read_log(log.read_text(encoding="utf-8"), GAMES.rules)
+    again = read_log(format_log(fold), GAMES.rules)
     assert again.state == fold.state
     assert format_log(again) == format_log(fold)
 
@@ -53,11 +53,11 @@ def _readme_examples() -> dict[str, str]:
 
 def test_readme_examples_replay_as_the_readme_says():
     examples = _readme_examples()
-    assert sorted(examples) == sorted(GAME_NAMES)
-    schocken = read_log(examples["schocken"])
+    assert sorted(examples) == sorted(GAMES.names())
+    schocken = read_log(examples["schocken"], GAMES.rules)
     standings = schocken.module.standings(schocken.state)
     assert standings["deckel"] == {"Anna": 0, "Ben": 0, "Cleo": 4} and standings["middle"] == 9
-    bock = read_log(examples["rockthebock"])
+    bock = read_log(examples["rockthebock"], GAMES.rules)
     ben, anna = bock.module.standings(bock.state)["players"][1], bock.state
     assert (ben["current"]["bocks"], ben["current"]["wolves"], ben["current"]["crossed"]) == (
         4,
@@ -65,6 +65,6 @@ def test_readme_examples_replay_as_the_readme_says():
         4,
     )
     assert bock.module.standings(anna)["players"][0]["current"]["crossed"] == 3
-    wacken = read_log(examples["wacken"])
+    wacken = read_log(examples["wacken"], GAMES.rules)
     tally = {p["name"]: p["wristbands"] for p in wacken.module.standings(wacken.state)["players"]}
     assert tally == {"Anna": 6, "Ben": 18}

@@ -75,6 +75,7 @@ def tree(root: Path) -> dict[str, tuple[float, bytes, int]]:
             if p.is_file() else (0.0, b"", p.stat().st_mode) for p in sorted(root.rglob("*"))}
 
 
+@pytest.mark.slow
 def test_install_sets_everything_up_then_a_second_run_changes_nothing(machine):
     root, state, env = machine
     first = install(root, env)

@@ -19,6 +19,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from companion.store import Store
 from companion.table import Table
 
@@ -105,6 +107,7 @@ def _reader(response: http.client.HTTPResponse, conn: http.client.HTTPConnection
     return read_and_close
 
 
+@pytest.mark.slow
 def test_sigkill_under_posting_load_loses_no_acknowledged_action(tmp_path):
     data = tmp_path / "data"
     with Store(data / "companion.sqlite3") as store:

@@ -5,6 +5,7 @@ import threading
 
 import cv2
 import numpy as np
+import pytest
 
 from companion.hardware.camera import ReplaySource
 from companion.pipeline import Companion
@@ -48,6 +49,7 @@ def record_throw(folder, index, seed, faces, still_frames=6):
     return paths
 
 
+@pytest.mark.slow
 def test_recorded_throws_are_read_and_recorded_by_the_button(tmp_path, table):
     game = table.create_game(
         "schocken", {"players": ["Anna", "Ben"], "starter": "Anna", "rules": {}}, pin="1234"
@@ -100,6 +102,7 @@ def test_long_press_undoes_the_last_entry(table):
     assert table.snapshot(game)["view"]["to_throw"] == "Anna"
 
 
+@pytest.mark.slow
 def test_a_bad_frame_is_skipped_and_the_camera_goes_on(tmp_path, table):
     table.create_game("schocken", {"players": ["Anna", "Ben"], "starter": "Anna"}, pin="1234")
     companion = Companion(table, {"schocken": PipRecognizer()}, SettleDetector(0.2))
@@ -113,6 +116,7 @@ def test_a_bad_frame_is_skipped_and_the_camera_goes_on(tmp_path, table):
     assert companion.confirm().recorded["dice"] == [2, 2, 2]
 
 
+@pytest.mark.slow
 def test_the_camera_is_reopened_after_a_fault(tmp_path, table):
     from companion.hardware.camera import CameraError
     from companion.pipeline import camera_loop
@@ -134,6 +138,7 @@ def test_the_camera_is_reopened_after_a_fault(tmp_path, table):
     assert companion.frames == len(paths)
 
 
+@pytest.mark.slow
 def test_any_exception_in_the_frame_path_is_logged_and_the_loop_goes_on(tmp_path, table, caplog):
     table.create_game("schocken", {"players": ["Anna", "Ben"], "starter": "Anna"}, pin="1234")
     real = PipRecognizer()
@@ -165,6 +170,7 @@ def test_a_changed_frame_size_starts_settle_detection_afresh(table):
     assert companion.settle.state == "moving" and companion.settle.frame_size == (320, 240)
 
 
+@pytest.mark.slow
 def test_a_schocken_turn_with_hands_cups_and_coasters_in_between(table):
     """Throw count and hand status of the recorded turns stay right with occluders."""
     from companion.synth.sequences import Writer, occluder, render_stage
@@ -214,6 +220,7 @@ def test_a_schocken_turn_with_hands_cups_and_coasters_in_between(table):
     assert len(table.snapshot(game)["history"]) == 2
 
 
+@pytest.mark.slow
 def test_a_blocked_tray_is_shown_on_the_camera_page(table):
     from companion.synth.sequences import Writer, occluder, render_stage
     from companion.vision.occlusion import OcclusionDetector

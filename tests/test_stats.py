@@ -16,6 +16,7 @@ import random
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -171,6 +172,7 @@ def _check(table: Table, expected: dict[str, dict[str, Counter]], entries: dict[
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 2**32), games=st.lists(st.sampled_from(("schocken", "rockthebock")),
                                                    min_size=1, max_size=4))
+@pytest.mark.slow
 def test_statistics_equal_a_direct_count_and_survive_rename_and_merge(
     tmp_path_factory, seed: int, games: list[str]
 ) -> None:

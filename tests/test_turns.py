@@ -1,5 +1,6 @@
 """The turn tracker: settled readings become the action the button records."""
 
+from companion.registry import GAMES
 from companion.turns import TurnTracker
 from companion.vision.types import Die, DieRegion, Reading
 
@@ -17,7 +18,7 @@ SCHOCKEN_VIEW = {"over": False, "to_throw": "Ben", "awaiting_reveal": None}
 
 
 def test_one_throw_is_from_the_hand():
-    t = TurnTracker()
+    t = TurnTracker(proposers=GAMES.proposers())
     t.observe(reading(die(1, 100, 100), die(4, 200, 100), die(1, 300, 100)), key=(1, 5))
     p = t.proposal("schocken", SCHOCKEN_VIEW)
     assert p.action == {"action": "throw", "player": "Ben", "dice": [4, 1, 1], "throws": 1,
@@ -25,7 +26,7 @@ def test_one_throw_is_from_the_hand():
 
 
 def test_a_die_kept_aside_makes_the_schock_assembled():
-    t = TurnTracker()
+    t = TurnTracker(proposers=GAMES.proposers())
     t.observe(reading(die(1, 100, 100), die(5, 200, 100), die(3, 300, 100)), key=(1, 5))
     # the 1 stays where it lay (moved a few pixels), the other two are thrown again
     t.observe(reading(die(1, 104, 98), die(1, 260, 240), die(6, 400, 300)), key=(1, 5))
@@ -36,28 +37,28 @@ def test_a_die_kept_aside_makes_the_schock_assembled():
 
 
 def test_all_three_thrown_again_is_from_the_hand():
-    t = TurnTracker()
+    t = TurnTracker(proposers=GAMES.proposers())
     t.observe(reading(die(2, 100, 100), die(5, 200, 100), die(3, 300, 100)), key=(1, 5))
     t.observe(reading(die(1, 150, 300), die(1, 260, 240), die(4, 400, 300)), key=(1, 5))
     assert t.proposal("schocken", SCHOCKEN_VIEW).action["hand"] is True
 
 
 def test_a_same_value_die_nearby_but_far_enough_counts_as_thrown():
-    t = TurnTracker()
+    t = TurnTracker(proposers=GAMES.proposers())
     t.observe(reading(die(1, 100, 100), die(5, 200, 100), die(3, 300, 100)), key=(1, 5))
     t.observe(reading(die(1, 140, 100), die(2, 260, 240), die(4, 400, 300)), key=(1, 5))
     assert t.hand is True
 
 
 def test_a_new_game_version_starts_a_new_turn():
-    t = TurnTracker()
+    t = TurnTracker(proposers=GAMES.proposers())
     t.observe(reading(die(1, 100, 100), die(5, 200, 100), die(3, 300, 100)), key=(1, 5))
     t.observe(reading(die(1, 100, 100), die(5, 200, 100), die(3, 300, 100)), key=(1, 6))
     assert t.throws == 1 and t.hand is True
 
 
 def test_more_than_three_settles_are_capped_at_three_throws():
-    t = TurnTracker()
+    t = TurnTracker(proposers=GAMES.proposers())
     for i in range(4):
         t.observe(reading(die(2, 100 + 90 * i, 100), die(5, 200, 300 + 30 * i),
                           die(3, 500 - 50 * i, 400)), key="k")
@@ -65,14 +66,14 @@ def test_more_than_three_settles_are_capped_at_three_throws():
 
 
 def test_reveal_of_the_hidden_third_throw():
-    t = TurnTracker()
+    t = TurnTracker(proposers=GAMES.proposers())
     t.observe(reading(die(6, 100, 100), die(6, 200, 100), die(6, 300, 100)), key="k")
     p = t.proposal("schocken", {"over": False, "to_throw": None, "awaiting_reveal": "Anna"})
     assert p.action == {"action": "reveal", "player": "Anna", "dice": [6, 6, 6], "hand": True}
 
 
 def test_no_proposal_for_wrong_dice_count_or_unclear_dice():
-    t = TurnTracker()
+    t = TurnTracker(proposers=GAMES.proposers())
     t.observe(reading(die(1, 100, 100), die(4, 200, 100)), key="k")
     p = t.proposal("schocken", SCHOCKEN_VIEW)
     assert p.action is None and "2 dice in the tray; Schocken needs 3" in p.text
@@ -82,7 +83,7 @@ def test_no_proposal_for_wrong_dice_count_or_unclear_dice():
 
 
 def test_nothing_to_propose_before_a_throw_or_after_the_game():
-    t = TurnTracker()
+    t = TurnTracker(proposers=GAMES.proposers())
     assert t.proposal("schocken", SCHOCKEN_VIEW) is None
     t.observe(reading(die(1, 100, 100), die(4, 200, 100), die(1, 300, 100)), key="k")
     assert t.proposal("schocken", {**SCHOCKEN_VIEW, "over": True}) is None
@@ -98,7 +99,7 @@ BOCK_VIEW = {
 
 
 def test_rock_the_bock_roll_counts_faces():
-    t = TurnTracker()
+    t = TurnTracker(proposers=GAMES.proposers())
     t.observe(reading(die("wolf", 10, 10), die("bock", 90, 10), die("wolf", 170, 10),
                       die("goat_green", 250, 10), kind="bock"), key="k")
     p = t.proposal("rockthebock", BOCK_VIEW)
@@ -107,7 +108,7 @@ def test_rock_the_bock_roll_counts_faces():
 
 
 def test_rock_the_bock_needs_the_dice_the_player_has_left_and_the_roll_phase():
-    t = TurnTracker()
+    t = TurnTracker(proposers=GAMES.proposers())
     t.observe(reading(die("wolf", 10, 10), die("bock", 90, 10), kind="bock"), key="k")
     p = t.proposal("rockthebock", BOCK_VIEW)
     assert p.action is None and "Cleo rolls 4" in p.text
@@ -115,7 +116,7 @@ def test_rock_the_bock_needs_the_dice_the_player_has_left_and_the_roll_phase():
 
 
 def test_proposals_are_said_in_german_too():
-    t = TurnTracker()
+    t = TurnTracker(proposers=GAMES.proposers())
     t.observe(reading(die(1, 100, 100), die(4, 200, 100), die(1, 300, 100)), key="k")
     p = t.proposal("schocken", SCHOCKEN_VIEW)
     assert (p.text, p.text_de) == ("Ben: 4-1-1 in 1, from the hand",
@@ -129,7 +130,7 @@ FIRST_OF_ROUND = {"over": False, "to_throw": "Anna", "awaiting_reveal": None, "t
 
 
 def test_a_cup_over_the_first_players_dice_proposes_the_hidden_third_throw():
-    t = TurnTracker()
+    t = TurnTracker(proposers=GAMES.proposers())
     t.observe(reading(die(2, 100, 100), die(5, 200, 100), die(3, 300, 100)), key="k")
     t.observe(reading(die(2, 100, 100), die(6, 250, 200), die(4, 300, 300)), key="k")
     t.cover("k")
@@ -139,7 +140,7 @@ def test_a_cup_over_the_first_players_dice_proposes_the_hidden_third_throw():
 
 
 def test_a_cup_elsewhere_proposes_nothing_until_it_is_lifted():
-    t = TurnTracker()
+    t = TurnTracker(proposers=GAMES.proposers())
     t.cover("k")
     later = {**FIRST_OF_ROUND, "to_throw": "Ben", "throw_limit": 3}
     p = t.proposal("schocken", later)
@@ -150,7 +151,7 @@ def test_a_cup_elsewhere_proposes_nothing_until_it_is_lifted():
 
 
 def test_the_same_dice_nudged_are_followed_but_not_counted():
-    t = TurnTracker()
+    t = TurnTracker(proposers=GAMES.proposers())
     t.observe(reading(die(1, 100, 100), die(5, 200, 100), die(3, 300, 100)), key="k")
     t.moved(reading(die(1, 110, 100), die(5, 200, 100), die(3, 300, 100)), key="k")
     assert t.throws == 1 and t.reading.dice[0].region.center == (110, 100)

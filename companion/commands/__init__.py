@@ -1,4 +1,8 @@
-"""Subcommands of ``companion``; one module per area, each with ``register(subparsers)``."""
+"""The ``companion`` command line: one module per area, each with ``register(subparsers)``.
+
+:mod:`companion.cli` parses and dispatches; these modules only read arguments, call the
+companion's own code and print (bad input: one line and exit code 2).
+"""
 
 
 def whole(text: str) -> int:

@@ -17,6 +17,7 @@ from companion.commands import whole
 from companion.config import load_settings
 from companion.domain.csvexport import iso_time
 from companion.domain.gamelog import read_log
+from companion.registry import GAMES
 from companion.report import standings_text, table
 from companion.store import Store, StoreError
 from companion.table import Table
@@ -68,12 +69,13 @@ def run_replay(args: argparse.Namespace) -> int:
     except UnicodeDecodeError:
         print(f"companion replay: error: {args.log} is not UTF-8 text", file=sys.stderr)
         return 2
-    fold = read_log(text)  # a LogError (ValueError) is printed by cli.main, exit 2
+    fold = read_log(text, GAMES.rules)  # a LogError (ValueError) is printed by cli.main, exit 2
     standings = fold.module.standings(fold.state)
     if args.json:
         print(json.dumps(standings, indent=2, ensure_ascii=False))
     else:
-        print(standings_text(fold.module.NAME, standings, fold.setup.to_dict()))
+        print(standings_text(GAMES.find(fold.module.NAME).report, standings,
+                             fold.setup.to_dict()))
     return 0
 
 

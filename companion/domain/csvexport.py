@@ -2,7 +2,7 @@
 
 First a header row and one row per entry (version, time as ISO 8601 UTC, who, action,
 details as compact JSON of the remaining fields, status such as ``undone by 7``
-or ``corrected by 9``, and the engine's short English text when it offers one). Then one
+or ``corrected by 9``, and the engine's history line, worded as the caller says). Then one
 empty row, then the standings block: a ``standings,key,value`` header and one
 row per leaf of ``standings(state)``, keys as dotted paths
 (``players.0.deckel``). Machines should read the JSON-lines export instead.
@@ -15,7 +15,7 @@ import io
 import json
 import math
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -66,10 +66,7 @@ def _status(row: Mapping[str, Any]) -> str:
     return "; ".join(parts)
 
 
-def _english(texts: Mapping[str, str] | None) -> str:
-    if not texts:
-        return ""
-    return texts.get("en") or next(iter(texts.values()))
+Word = Callable[[Mapping[str, Any]], str]
 
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -101,10 +98,11 @@ class _SafeWriter:
         self._writer.writerow([csv_cell(cell) for cell in row])
 
 
-def format_csv(fold: Fold) -> str:
+def format_csv(fold: Fold, word: Word) -> str:
     """The game as CSV: one row per entry, an empty row, then the standings block.
 
-    Text cells that a spreadsheet would run as a formula are neutralised (:func:`csv_cell`).
+    ``word`` says an entry's history line (a phrase's JSON) as text. Text cells that a
+    spreadsheet would run as a formula are neutralised (:func:`csv_cell`).
     """
     out = io.StringIO()
     writer = _SafeWriter(out)
@@ -121,7 +119,7 @@ def format_csv(fold: Fold) -> str:
                 name,
                 details,
                 _status(row),
-                _english(row["text"]),
+                word(row["text"]) if row["text"] else "",
             ]
         )
     writer.writerow([])

@@ -8,23 +8,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from types import ModuleType
 from typing import Any
 
 from companion.domain.entry import CORRECT, RESERVED, UNDO, Entry, plain_copy
-from companion.games import GameError, IllegalAction, ParseError
+from companion.games import GameError, GameRules, IllegalAction, ParseError
 
 __all__ = [
-    "TEXT_LANGUAGES",
     "Fold",
     "LogError",
     "describe",
     "fold_entries",
     "parse_action",
 ]
-
-TEXT_LANGUAGES = ("en", "de")
-
 
 class LogError(GameError):
     """A game log (a file or a stored game) cannot be replayed at one place.
@@ -41,7 +36,7 @@ class LogError(GameError):
 
 
 
-def parse_action(module: ModuleType, payload: Mapping[str, Any]) -> Any:
+def parse_action(module: GameRules, payload: Mapping[str, Any]) -> Any:
     """The engine's event for the action dict ``payload``; anything unreadable is a ParseError."""
     if not isinstance(payload, Mapping):
         raise ParseError(f"an action must be a JSON object, not {payload!r}")
@@ -56,36 +51,16 @@ def parse_action(module: ModuleType, payload: Mapping[str, Any]) -> Any:
         raise ParseError(f"cannot read action {dict(payload)!r}: {exc!r}") from None
 
 
-def describe(module: ModuleType, event: Any) -> dict[str, str] | None:
-    """The engine's short human text for ``event`` by language, when it offers one.
+def describe(module: GameRules, event: Any) -> dict[str, Any] | None:
+    """The engine's history line for ``event``: its :class:`Phrase` as JSON.
 
-    Engines may offer ``describe(event, language)`` (``"en"``/``"de"``) giving a
-    str, or ``describe(event)`` giving a str (taken as English) or a
-    ``{language: text}`` dict. The text only decorates the history, so an engine
-    whose ``describe`` wants something else than an event simply gives none.
+    The line only decorates the history: an event the engine cannot tell (it raises a
+    GameError) simply has none.
     """
-    text_of = getattr(module, "describe", None)
-    if text_of is None:
-        return None
-    texts: dict[str, str] = {}
     try:
-        for language in TEXT_LANGUAGES:
-            try:
-                text = text_of(event, language)
-            except TypeError:
-                text = text_of(event)
-                return _texts(text if not isinstance(text, str) else {"en": text})
-            texts.update(_texts({language: text}) or {})
-    except (GameError, AttributeError, KeyError, TypeError, ValueError):
+        return module.describe(event).to_dict()
+    except GameError:
         return None
-    return texts or None
-
-
-def _texts(value: object) -> dict[str, str] | None:
-    if not isinstance(value, Mapping):
-        return None
-    texts = {str(k): v for k, v in value.items() if isinstance(v, str)}
-    return texts or None
 
 
 @dataclass(frozen=True)
@@ -97,7 +72,7 @@ class Fold:
     undo is a step back and a correction replays only what follows it.
     """
 
-    module: ModuleType
+    module: GameRules
     setup: Any
     entries: tuple[Entry, ...] = ()
     live: tuple[tuple[int, Any], ...] = ()
@@ -105,10 +80,10 @@ class Fold:
     undone_by: Mapping[int, int] = field(default_factory=dict)
     corrected_by: Mapping[int, tuple[int, ...]] = field(default_factory=dict)
     # The engine's text per entry, worked out once when the entry is added.
-    texts: tuple[dict[str, str] | None, ...] = ()
+    texts: tuple[dict[str, Any] | None, ...] = ()
 
     @classmethod
-    def begin(cls, module: ModuleType, setup: Any) -> Fold:
+    def begin(cls, module: GameRules, setup: Any) -> Fold:
         """The fold of a game with nothing recorded yet."""
         return cls(module=module, setup=setup, states=(module.start(setup),))
 
@@ -225,8 +200,8 @@ class Fold:
 
         Keys: version, time, who, kind, action (the log line), undone,
         corrected, undone_by, corrected_by (versions), target (the version an
-        undo cancelled or a correction replaced), text (the engine's short text
-        as ``{"en": ..., "de": ...}``, languages it has, or None).
+        undo cancelled or a correction replaced), text (the engine's history line as a
+        phrase, ``{"key", "fields"}``, worded by whoever shows it; or None).
         """
         undo_targets = {by: target for target, by in self.undone_by.items()}
         rows = []
@@ -248,12 +223,12 @@ class Fold:
                     "undone_by": self.undone_by.get(entry.version),
                     "corrected_by": list(self.corrected_by.get(entry.version, ())),
                     "target": target,
-                    "text": None if text is None else dict(text),
+                    "text": None if text is None else plain_copy(text),
                 }
             )
         return rows
 
 
-def fold_entries(module: ModuleType, setup: Any, entries: Iterable[Entry]) -> Fold:
+def fold_entries(module: GameRules, setup: Any, entries: Iterable[Entry]) -> Fold:
     """Fold stored entries; a failing entry raises :class:`LogError` naming its version."""
     return Fold.begin(module, setup).extend(entries)

@@ -18,12 +18,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
-from types import ModuleType
 from typing import Any
 
 from companion.domain.entry import Entry
 from companion.domain.fold import Fold, LogError
-from companion.games import GameError, ParseError, game_module
+from companion.games import GameError, GameRules, ParseError
 from companion.games.parsing import read_json
 
 __all__ = ["LOG_FORMAT", "LOG_VERSION", "format_log", "read_header", "read_log"]
@@ -38,12 +37,11 @@ def _lines(text: str) -> Iterator[tuple[int, str]]:
             yield number, line
 
 
-def read_header(
-    line: str, games: Callable[[str], ModuleType] = game_module
-) -> tuple[ModuleType, Any]:
-    """The game module and parsed ``Setup`` of a log's first line (raises GameError).
+def read_header(line: str, games: Callable[[str], GameRules]) -> tuple[GameRules, Any]:
+    """The game's rules and parsed ``Setup`` of a log's first line (raises GameError).
 
-    ``games`` maps a game name to its rules module (tests pass a fake game).
+    ``games`` maps a game name to its rules (the registry's ``rules``; raising
+    ParseError for a game it does not know).
     """
     header = read_json(line, "the header is ")
     if not isinstance(header, dict):
@@ -66,7 +64,7 @@ def read_header(
     return module, module.Setup.from_dict(setup_dict)
 
 
-def read_log(text: str, games: Callable[[str], ModuleType] = game_module) -> Fold:
+def read_log(text: str, games: Callable[[str], GameRules]) -> Fold:
     """Replay a game log line by line; the first bad line raises :class:`LogError`.
 
     The message names the line: ``line 7: Ben may throw at most 2 times ...``.

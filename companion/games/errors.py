@@ -1,12 +1,13 @@
-"""Domain errors shared by every game engine.
+r"""Domain errors shared by every game engine.
 
 Parse errors (a malformed throw, an unknown flag) are kept apart from illegal
 actions (a well-formed action by the wrong player), as python-chess does.
 
-A refusal a person will see at the table may carry a ``key`` and ``fields``: the
-message's name and its values (player names, numbers), so that a dashboard can say it
-in the page's language from its own catalogue (``refusal_<key>``). The English text
-stays the message (logs, the command line, tests).
+A refusal a person will see at the table carries a ``key`` and ``fields``: the
+message's name and its values (player names, numbers, :class:`~.phrase.Phrase`\ s), so
+that a dashboard says it in the page's language from its catalogue (``refusal_<key>``),
+as it says the history lines. The English text stays the message (logs, the command
+line, tests).
 """
 
 from __future__ import annotations

@@ -102,7 +102,8 @@ _JSON_INT_DIGITS_MAX = 30
 def read_json(text: str, what: str) -> Any:
     """Strict JSON from outside (a log line, a posted action), bounded in depth and numbers.
 
-    Raises ParseError (its text starts with ``what``, e.g. ``"the header is "``) for
+    Raises ParseError (its text starts with ``what``, e.g. ``"the header is "``; key
+    ``json_invalid`` or ``json_deep``) for
     invalid JSON, NaN/Infinity, a number too long or too large for a float, or nesting
     deeper than :data:`JSON_DEPTH_MAX` — the checks that keep a hostile line
     from costing a traceback or minutes of CPU.
@@ -126,11 +127,14 @@ def read_json(text: str, what: str) -> Any:
         value = json.loads(text, parse_constant=no_constant, parse_int=bounded_int,
                            parse_float=finite_float)
     except RecursionError:
-        raise ParseError(f"{what}nested too deeply (at most {JSON_DEPTH_MAX} levels)") from None
+        raise ParseError(f"{what}nested too deeply (at most {JSON_DEPTH_MAX} levels)",
+                         key="json_deep", n=JSON_DEPTH_MAX) from None
     except ValueError as exc:
-        raise ParseError(f"{what}not valid JSON ({_short(str(exc))})") from None
+        raise ParseError(f"{what}not valid JSON ({_short(str(exc))})",
+                         key="json_invalid") from None
     if _depth(value) > JSON_DEPTH_MAX:
-        raise ParseError(f"{what}nested too deeply (at most {JSON_DEPTH_MAX} levels)")
+        raise ParseError(f"{what}nested too deeply (at most {JSON_DEPTH_MAX} levels)",
+                         key="json_deep", n=JSON_DEPTH_MAX)
     return value
 
 

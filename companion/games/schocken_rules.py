@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
+from typing import Any
 
 from companion.games import RuleFlag
 from companion.games.errors import ParseError, RuleError
@@ -183,7 +184,7 @@ class Rules:
         """
         if not isinstance(mapping, Mapping):
             raise RuleError(f"rules must be a mapping of flag to value, not {mapping!r}")
-        values: dict[str, object] = {}
+        values: dict[str, Any] = {}
         for name, raw in mapping.items():
             flag = _FLAGS.get(name)
             if flag is None:

@@ -5,225 +5,65 @@ of an Abrocken that tables get wrong. Gigfaktor = songs of the band on stage ×
 every beer before the stage; each participant's Fanfaktor = matching Rock!
 cards + 1 per matching song; wristbands = Gigfaktor × Fanfaktor.
 RULES.md section 3 and seeds/kacken-auf-wacken.txt.
+
+The setup, the events and their log lines are in :mod:`wacken_codec`, re-exported
+here; this module is the engine (the Abrocken arithmetic, the state, :func:`apply`),
+the standings and view, and the history lines.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
-from companion.games import RuleFlag
-from companion.games.errors import IllegalAction, ParseError, RuleError
-from companion.games.parsing import count as _count
-from companion.games.parsing import expect_keys as _expect_keys
-from companion.games.parsing import text as _text
+from companion.games.errors import IllegalAction, ParseError
+from companion.games.phrase import Phrase
+from companion.games.wacken_codec import (
+    GAME_END_REASONS,
+    INITIATOR_BEERS,
+    MIN_PLAYERS,
+    NAME,
+    RULE_FLAGS,
+    Abrocken,
+    AbrockenCancelled,
+    Event,
+    GameEnd,
+    Participant,
+    Rules,
+    Setup,
+    event_from_dict,
+    event_to_dict,
+)
 
-NAME = "wacken"
-MIN_PLAYERS = 2
-
-# RULES.md lists no house rules for Kacken auf Wacken.
-RULE_FLAGS: tuple[RuleFlag, ...] = ()
-
-GAME_END_REASONS = {
-    "rock_deck_empty": ("the Rock! deck is empty", "der Rock!-Stapel ist leer"),
-    "on_stage_deck_empty": ("the On-Stage deck is empty", "der On-Stage-Stapel ist leer"),
-}
-
-INITIATOR_BEERS = (1, 2)
-
-
-# ---------------------------------------------------------------------------
-# Rules and setup
-
-
-@dataclass(frozen=True)
-class Rules:
-    """The house rules in force: Kacken auf Wacken has none, so any flag is refused."""
-
-    @classmethod
-    def from_dict(cls, mapping: Mapping[str, object]) -> Rules:
-        """Accept only an empty mapping; name the refused flag otherwise."""
-        if not isinstance(mapping, Mapping):
-            raise RuleError(f"rules must be a mapping of flag to value, not {mapping!r}")
-        if mapping:
-            flag = sorted(mapping)[0]
-            raise RuleError(
-                f"unknown Kacken auf Wacken rule {flag!r}; this game has no house rules"
-            )
-        return cls()
-
-    def to_dict(self) -> dict[str, object]:
-        """No flags: an empty mapping."""
-        return {}
-
-
-@dataclass(frozen=True)
-class Setup:
-    """The players in seat order (2 or more) and the (empty) rules."""
-
-    players: tuple[str, ...]
-    rules: Rules = field(default_factory=Rules)
-
-    def __post_init__(self) -> None:
-        if len(self.players) < MIN_PLAYERS:
-            raise ParseError(
-                f"Kacken auf Wacken needs at least {MIN_PLAYERS} players, not {len(self.players)}"
-            )
-        for name in self.players:
-            if not isinstance(name, str) or not name.strip():
-                raise ParseError(f"every player needs a non-empty name, not {name!r}")
-        if len(set(self.players)) != len(self.players):
-            raise ParseError(f"player names must differ: {', '.join(self.players)}")
-
-    def seat(self, name: str) -> int:
-        """Seat index of ``name``; raises :class:`IllegalAction` for someone not playing."""
-        try:
-            return self.players.index(name)
-        except ValueError:
-            raise IllegalAction(
-                f"{name!r} is not playing; the players are {', '.join(self.players)}"
-            ) from None
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Setup:
-        """Read the setup line of a game log: ``{"players": [...], "rules": {}}``."""
-        if not isinstance(d, Mapping):
-            raise ParseError(f"the setup must be a JSON object, not {d!r}")
-        _expect_keys(d, required={"players"}, optional={"rules"}, what="setup")
-        players = d["players"]
-        if not isinstance(players, list):
-            raise ParseError("setup 'players' must be a list of names")
-        return cls(players=tuple(players), rules=Rules.from_dict(d.get("rules", {})))
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON-able setup."""
-        return {"players": list(self.players), "rules": self.rules.to_dict()}
-
-
-# ---------------------------------------------------------------------------
-# Events
-
-
-@dataclass(frozen=True)
-class Participant:
-    """One metalhead at the stage: beers put down, matching Rock! cards, matching songs."""
-
-    player: str
-    beers: int
-    cards: int
-    songs: int = 0
-
-    def __post_init__(self) -> None:
-        _text(self.player, "participant player")
-        for what in ("beers", "cards", "songs"):
-            _count(getattr(self, what), f"{self.player}'s {what}")
-
-
-@dataclass(frozen=True)
-class Abrocken:
-    """A scored Abrocken: the band, its songs on stage, who started it, everyone who came."""
-
-    band: str
-    songs_on_stage: int
-    initiator: str
-    participants: tuple[Participant, ...]
-
-    def __post_init__(self) -> None:
-        _text(self.band, "band")
-        _text(self.initiator, "initiator")
-        _count(self.songs_on_stage, "songs_on_stage")
-        object.__setattr__(self, "participants", tuple(self.participants))
-
-
-@dataclass(frozen=True)
-class AbrockenCancelled:
-    """An Abrocken called off: a Kack card came up on a beer run, nothing is scored."""
-
-    band: str
-    initiator: str
-
-    def __post_init__(self) -> None:
-        _text(self.band, "band")
-        _text(self.initiator, "initiator")
-
-
-@dataclass(frozen=True)
-class GameEnd:
-    """The game ended because the Rock! deck or the On-Stage deck ran out."""
-
-    reason: str
-
-    def __post_init__(self) -> None:
-        if self.reason not in GAME_END_REASONS:
-            raise ParseError(
-                f"game end reason {self.reason!r}; use one of: {', '.join(GAME_END_REASONS)}"
-            )
-
-
-Event = Abrocken | AbrockenCancelled | GameEnd
-
-
-def event_from_dict(d: Mapping[str, Any]) -> Event:
-    """Read one action line of a game log."""
-    if not isinstance(d, Mapping):
-        raise ParseError(f"an action must be a JSON object, not {d!r}")
-    action = d.get("action")
-    if action == "abrocken":
-        _expect_keys(
-            d,
-            required={"action", "band", "songs_on_stage", "initiator", "participants"},
-            optional=set(),
-            what="abrocken",
-        )
-        raw = d["participants"]
-        if not isinstance(raw, list):
-            raise ParseError("abrocken 'participants' must be a list of objects")
-        participants = []
-        for p in raw:
-            if not isinstance(p, Mapping):
-                raise ParseError(f"participant {p!r} must be an object")
-            _expect_keys(
-                p, required={"player", "beers", "cards"}, optional={"songs"}, what="participant"
-            )
-            participants.append(
-                Participant(p["player"], p["beers"], p["cards"], p.get("songs", 0))
-            )
-        return Abrocken(d["band"], d["songs_on_stage"], d["initiator"], tuple(participants))
-    if action == "abrocken_cancelled":
-        _expect_keys(
-            d, required={"action", "band", "initiator"}, optional=set(), what="abrocken_cancelled"
-        )
-        return AbrockenCancelled(d["band"], d["initiator"])
-    if action == "game_end":
-        _expect_keys(d, required={"action", "reason"}, optional=set(), what="game_end")
-        return GameEnd(_text(d["reason"], "reason"))
-    raise ParseError(
-        f"unknown Kacken auf Wacken action {action!r}; "
-        "use 'abrocken', 'abrocken_cancelled' or 'game_end'"
-    )
-
-
-def event_to_dict(event: Event) -> dict[str, Any]:
-    """One action as a JSON-able object with an ``"action"`` key."""
-    if isinstance(event, Abrocken):
-        return {
-            "action": "abrocken",
-            "band": event.band,
-            "songs_on_stage": event.songs_on_stage,
-            "initiator": event.initiator,
-            "participants": [
-                {"player": p.player, "beers": p.beers, "cards": p.cards, "songs": p.songs}
-                for p in event.participants
-            ],
-        }
-    if isinstance(event, AbrockenCancelled):
-        return {"action": "abrocken_cancelled", "band": event.band, "initiator": event.initiator}
-    return {"action": "game_end", "reason": event.reason}
-
-
-# ---------------------------------------------------------------------------
-# The arithmetic of an Abrocken
+__all__ = [
+    "Abrocken",
+    "AbrockenCancelled",
+    "AbrockenResult",
+    "Entry",
+    "Event",
+    "FanScore",
+    "GAME_END_REASONS",
+    "GameEnd",
+    "INITIATOR_BEERS",
+    "MIN_PLAYERS",
+    "NAME",
+    "Participant",
+    "RULE_FLAGS",
+    "Rules",
+    "Setup",
+    "State",
+    "abrocken_result",
+    "apply",
+    "check_abrocken",
+    "describe",
+    "event_from_dict",
+    "event_to_dict",
+    "is_over",
+    "preview",
+    "standings",
+    "start",
+    "view",
+]
 
 
 @dataclass(frozen=True)
@@ -318,7 +158,8 @@ def check_abrocken(abrocken: Abrocken) -> None:
         if p.songs > p.cards:
             raise IllegalAction(
                 f"{p.player} cannot match {p.songs} songs with {p.cards} matching cards; "
-                "a matching song is one of the player's Rock! cards"
+                "a matching song is one of the player's Rock! cards",
+                key="wk_songs_cards", player=p.player, songs=p.songs, cards=p.cards,
             )
 
 
@@ -386,7 +227,8 @@ def apply(state: State, event: Event) -> State:
     """
     if state.end_reason is not None:
         raise IllegalAction(
-            f"the game is over ({GAME_END_REASONS[state.end_reason][0]}); nothing more is scored"
+            f"the game is over ({GAME_END_REASONS[state.end_reason]}); nothing more is scored",
+            key="wk_over", reason=Phrase(f"wk_reason_{state.end_reason}"),
         )
     setup = state.setup
     if isinstance(event, GameEnd):
@@ -433,39 +275,26 @@ def standings(state: State) -> dict[str, Any]:
     }
 
 
-LANGUAGES = ("en", "de")
+def describe(event: Event) -> Phrase:
+    """A one-line account of a recorded action as a :class:`Phrase`.
 
-
-def _language(language: str) -> int:
-    if language not in LANGUAGES:
-        raise ParseError(f"unknown language {language!r}; use one of: {', '.join(LANGUAGES)}")
-    return LANGUAGES.index(language)
-
-
-def describe(event: Event, language: str = "en") -> str:
-    """A one-line account of a recorded action, in English (``en``) or German (``de``).
-
-    A scored Abrocken is told with its arithmetic; one that breaks a rule
-    raises :class:`IllegalAction` (:func:`check_abrocken`).
+    A scored Abrocken is told with its arithmetic; one that breaks a rule raises
+    :class:`IllegalAction` (:func:`check_abrocken`).
     """
-    de = _language(language) == 1
     if isinstance(event, GameEnd):
-        reason = GAME_END_REASONS[event.reason][int(de)]
-        return f"Spielende: {reason}." if de else f"Game over: {reason}."
+        return Phrase("hist_wk_end", {"reason": Phrase(f"wk_reason_{event.reason}")})
     if isinstance(event, AbrockenCancelled):
-        if de:
-            return (f"Abrocken von {event.initiator} bei {event.band} fällt aus: Kack-Karte am "
-                    "Bierstand, keine Bändchen.")
-        return (f"{event.initiator}'s Abrocken at {event.band} is off: a Kack card on the "
-                "beer run, nothing scored.")
+        return Phrase("hist_wk_cancelled", {"player": event.initiator, "band": event.band})
     result = abrocken_result(event)
-    shares = ", ".join(f"{f.player} {result.gigfaktor} × {f.fanfaktor} = {f.wristbands}"
-                       for f in result.fans)
-    if de:
-        return (f"{event.initiator} rockt bei {result.band} ab: {result.songs_on_stage} Songs × "
-                f"{result.beers} Bier = {result.gigfaktor}; {shares}.")
-    return (f"{event.initiator} rocks out at {result.band}: {result.songs_on_stage} songs × "
-            f"{result.beers} beers = {result.gigfaktor}; {shares}.")
+    shares = tuple(Phrase("hist_wk_share", {"player": f.player, "gig": result.gigfaktor,
+                                            "fan": f.fanfaktor, "bands": f.wristbands})
+                   for f in result.fans)
+    return Phrase("hist_wk_abrocken", {
+        "player": event.initiator, "band": result.band,
+        "songs": Phrase("hist_wk_songs", {"n": result.songs_on_stage}),
+        "beers": Phrase("hist_wk_beers", {"n": result.beers}),
+        "gig": result.gigfaktor, "shares": shares,
+    })
 
 
 def view(state: State) -> dict[str, Any]:
@@ -485,7 +314,7 @@ def view(state: State) -> dict[str, Any]:
             {
                 "n": i,
                 "action": event_to_dict(e.event)["action"],
-                "text": {lang: describe(e.event, lang) for lang in LANGUAGES},
+                "text": describe(e.event).to_dict(),
             }
             for i, e in enumerate(state.history, start=1)
         ],
@@ -493,98 +322,3 @@ def view(state: State) -> dict[str, Any]:
     }
 
 
-# ---------------------------------------------------------------------------
-# The stages: Faster (left), Harder (middle), Louder (right) and backstage
-
-STAGES = ("faster", "harder", "louder")
-
-
-@dataclass(frozen=True)
-class Stages:
-    """Which band plays on each stage (None: empty) and which band waits backstage."""
-
-    faster: str | None = None
-    harder: str | None = None
-    louder: str | None = None
-    backstage: str | None = None
-
-    def __post_init__(self) -> None:
-        bands = [b for b in (*self.playing(), self.backstage) if b is not None]
-        for band in bands:
-            _text(band, "band")
-        if len(set(bands)) != len(bands):
-            raise IllegalAction(f"a band can be in one place only: {', '.join(bands)}")
-
-    def playing(self) -> tuple[str | None, ...]:
-        """The bands on Faster, Harder and Louder, left to right."""
-        return (self.faster, self.harder, self.louder)
-
-    def stage_of(self, band: str) -> str:
-        """The stage ``band`` plays on; :class:`IllegalAction` when it is not on one."""
-        for stage in STAGES:
-            if getattr(self, stage) == band:
-                return stage
-        raise IllegalAction(f"{band} is not on a stage; on stage: {self._listing()}")
-
-    def _listing(self) -> str:
-        return ", ".join(f"{s} {getattr(self, s) or '(empty)'}" for s in STAGES)
-
-
-def _stage_name(stage: str) -> str:
-    if stage not in STAGES:
-        raise ParseError(f"unknown stage {stage!r}; the stages are {', '.join(STAGES)}")
-    return stage
-
-
-def running_order_stage(stages: Stages, named: str, below: str) -> str | None:
-    """The stage a Running-Order card clears, or None when every stage is empty.
-
-    The card names a stage and prints a second one below it: the named stage
-    is cleared; if it is empty, the one below; if that is empty too, the last
-    stage left.
-    """
-    named, below = _stage_name(named), _stage_name(below)
-    if named == below:
-        raise ParseError(f"a Running-Order card prints two different stages, not {named} twice")
-    last = next(s for s in STAGES if s not in (named, below))
-    for stage in (named, below, last):
-        if getattr(stages, stage) is not None:
-            return stage
-    return None
-
-
-def clear_stage(stages: Stages, stage: str) -> Stages:
-    """The band on ``stage`` leaves; a band waiting backstage takes the freed stage."""
-    stage = _stage_name(stage)
-    if getattr(stages, stage) is None:
-        raise IllegalAction(f"the {stage} stage is empty already; nothing to clear")
-    return replace(stages, **{stage: stages.backstage, "backstage": None})
-
-
-def running_order(stages: Stages, named: str, below: str) -> tuple[Stages, str | None]:
-    """Carry out a Running-Order card: the new stages and the stage cleared (None if none)."""
-    stage = running_order_stage(stages, named, below)
-    return (stages, None) if stage is None else (clear_stage(stages, stage), stage)
-
-
-def band_arrives(stages: Stages, band: str) -> Stages:
-    """A newly drawn band takes the leftmost empty stage, else waits backstage.
-
-    Raises :class:`IllegalAction` when every stage is taken and a band already
-    waits backstage: the table stops drawing On-Stage cards at the fourth band.
-    """
-    for stage in STAGES:
-        if getattr(stages, stage) == band:
-            raise IllegalAction(
-                f"{band} plays on the {stage} stage already; another of its On-Stage cards "
-                "adds a song there"
-            )
-    for stage in STAGES:
-        if getattr(stages, stage) is None:
-            return replace(stages, **{stage: band})
-    if stages.backstage is not None:
-        raise IllegalAction(
-            f"{stages.backstage} already waits backstage; {band} cannot arrive until a stage "
-            "is cleared"
-        )
-    return replace(stages, backstage=band)

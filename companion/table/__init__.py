@@ -31,7 +31,6 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from companion.backup import check_backup, restore, write_backup
@@ -39,8 +38,8 @@ from companion.domain.csvexport import format_csv
 from companion.domain.entry import CORRECT, UNDO, Entry
 from companion.domain.fold import Fold, fold_entries, parse_action
 from companion.domain.gamelog import format_log, read_log
-from companion.games import ParseError, game_module
-from companion.stats import deckel_series, points_series
+from companion.games import ParseError
+from companion.registry import GAMES, Registry
 from companion.store import (
     CorruptEntry,
     DuplicateVersion,
@@ -64,6 +63,7 @@ from companion.table.folds import FoldCache
 from companion.table.notices import Notices, Subscription
 from companion.table.pins import PIN_ITERATIONS, PinError, hash_pin, pin_matches
 from companion.table.stammtisch import Stammtisch
+from companion.wording import file_catalogue, word
 
 # The store's errors a caller of the Table may see, so callers never import the store.
 __all__ = [
@@ -90,18 +90,24 @@ class Table:
         *,
         queue_limit: int = 64,
         pin_iterations: int = PIN_ITERATIONS,
-        games: Callable[[str], ModuleType] = game_module,
+        games: Registry = GAMES,
     ) -> None:
         self._store = store
         self._games = games
         self._clock = clock
         self._pin_iterations = pin_iterations
         self._lock = threading.RLock()
-        self._folds = FoldCache(store, games)
+        self._folds = FoldCache(store, games.rules)
         self._notices = Notices(queue_limit)
         self._publish = self._notices.publish
         self._devices = Devices(self._publish, store.active_game_id, self._lock)
-        self._stammtisch = Stammtisch(store, self._folds, clock, self._lock, self._publish)
+        self._stammtisch = Stammtisch(store, self._folds, clock, self._lock, self._publish,
+                                      games.stats())
+
+    @property
+    def games(self) -> Registry:
+        """The games this table knows (the dashboard offers them)."""
+        return self._games
 
     # -- games -----------------------------------------------------------------
 
@@ -142,7 +148,7 @@ class Table:
         The new game becomes the active one unless ``activate`` is False.
         Raises ParseError/RuleError for a bad game or setup, PinError for a bad PIN.
         """
-        module = self._games(game)
+        module = self._games.rules(game)
         if not isinstance(setup, Mapping):
             raise ParseError(f"the setup must be an object with players and rules, not {setup!r}")
         check_texts(setup, "the setup", SETUP_CHARS_MAX)
@@ -184,7 +190,7 @@ class Table:
         Entries are stored as recorded now by ``"import"``. Raises LogError
         naming the bad line, PinError for a bad PIN; a bad log stores nothing.
         """
-        fold = read_log(text, self._games)
+        fold = read_log(text, self._games.rules)
         check_texts(fold.setup.to_dict(), "the setup", SETUP_CHARS_MAX)
         check_players(fold.setup)
         pin_hash = hash_pin(pin, iterations=self._pin_iterations)
@@ -279,7 +285,8 @@ class Table:
             if isinstance(action, Mapping) and action.get("action") in (UNDO, CORRECT):
                 raise ParseError(
                     f'"{action["action"]}" is not submitted as an action; use '
-                    f"the {action['action']} button instead"
+                    f"the {action['action']} button instead",
+                    key="not_an_action", action=action["action"],
                 )
             check_texts(action, "the action", ACTION_CHARS_MAX)
             event = parse_action(fold.module, action)
@@ -304,7 +311,8 @@ class Table:
             if not 1 <= version <= fold.version:
                 raise ParseError(
                     f"there is no version {version} to correct; game {game_id} is at "
-                    f"version {fold.version}"
+                    f"version {fold.version}",
+                    key="no_such_version", version=version, latest=fold.version,
                 )
             check_texts(action, "the action", ACTION_CHARS_MAX)
             event = parse_action(fold.module, action)
@@ -335,24 +343,23 @@ class Table:
             return format_log(self._folds.get(game_id)[1])
 
     def export_csv(self, game_id: int) -> str:
-        """The game as CSV: one row per entry, then the standings block."""
+        """The game as CSV: one row per entry (history lines in English), then the standings."""
         with self._lock:
-            return format_csv(self._folds.get(game_id)[1])
+            texts = {**file_catalogue("en"), **self._games.words("en")}
+            return format_csv(self._folds.get(game_id)[1], lambda phrase: word(phrase, texts))
 
     def game_series(self, game_id: int) -> dict[str, Any]:
         """What the game's chart draws: players and one list of values per round.
 
-        Schocken: the Deckel each player held after every round; Rock the Bock: running
-        totals after every round; Wacken: nothing per round (``series`` is empty).
+        The values are the registry entry's ``series`` (Schocken: the Deckel each player
+        held after every round; Rock the Bock: running totals); a game without one has
+        an empty ``series``.
         """
         with self._lock:
             _, fold = self._folds.get(game_id)
-            names = player_names(fold.setup)
-            if fold.module.NAME == "schocken":
-                return {"game": "schocken", "players": names, "series": deckel_series(fold)}
-            if fold.module.NAME == "rockthebock":
-                return {"game": "rockthebock", "players": names, "series": points_series(fold)}
-            return {"game": fold.module.NAME, "players": names, "series": []}
+            series = self._games.find(fold.module.NAME).series
+            return {"game": fold.module.NAME, "players": player_names(fold.setup),
+                    "series": [] if series is None else series(fold)}
 
     # -- backup and restore ----------------------------------------------------
 

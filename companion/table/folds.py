@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from types import ModuleType
 from typing import Any
 
 from companion.domain.fold import Fold, fold_entries
-from companion.games import GameError
+from companion.games import GameError, GameRules
 from companion.store import CorruptEntry, GameRecord, Store
 from companion.table.checks import player_names
 
@@ -23,7 +22,7 @@ __all__ = ["FoldCache", "snapshot"]
 class FoldCache:
     """The folds of the games in ``store`` (rules modules from ``games``) and their snapshots."""
 
-    def __init__(self, store: Store, games: Callable[[str], ModuleType]) -> None:
+    def __init__(self, store: Store, games: Callable[[str], GameRules]) -> None:
         self._store = store
         self._games = games
         self._folds: dict[int, Fold] = {}

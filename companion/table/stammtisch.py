@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from typing import Any
 
 from companion.stats import (
-    COUNTERS,
+    GameStats,
     Period,
     Played,
     by_month,
@@ -54,7 +54,8 @@ class Stammtisch:
     """Roster, statistics, evenings and the tab over the games in ``store``.
 
     ``folds`` gives each game's fold, ``clock`` the time, ``lock`` is the table's lock and
-    ``publish(game_id, version, kind)`` announces a settled tab.
+    ``publish(game_id, version, kind)`` announces a settled tab; ``kinds`` says what
+    each game type counts (the registry's statistics).
     """
 
     def __init__(
@@ -64,12 +65,14 @@ class Stammtisch:
         clock: Callable[[], float],
         lock: AbstractContextManager[Any],
         publish: Callable[..., None],
+        kinds: Mapping[str, GameStats],
     ) -> None:
         self._store = store
         self._folds = folds
         self._clock = clock
         self._lock = lock
         self._publish = publish
+        self._kinds = kinds
 
     def roster_seats(self, names: list[str]) -> dict[int, int]:
         """Seats whose name is a roster player's (any case); the others are guests."""
@@ -159,8 +162,10 @@ class Stammtisch:
         chosen = Period.parse(period)
         with self._lock:
             played = self._played()
-            return {"period": chosen.text, "counters": {g: list(c) for g, c in COUNTERS.items()},
-                    "games": statistics(played, chosen), "names": self._labels(played)}
+            return {"period": chosen.text,
+                    "counters": {g: list(k.counters) for g, k in self._kinds.items()},
+                    "games": statistics(played, self._kinds, chosen),
+                    "names": self._labels(played)}
 
     def player(self, player_id: int) -> dict[str, Any]:
         """One roster player: record, counters per game type, halves lost per month, games."""
@@ -170,12 +175,13 @@ class Stammtisch:
                 raise UnknownGame(f"there is no roster player {player_id} (merged or never added)")
             key = f"p{player_id}"
             played = [g for g in self._played() if key in g.keys]
-            totals = statistics(played)
+            totals = statistics(played, self._kinds)
             return {
                 "id": found.id, "key": key, "name": found.name, "nickname": found.nickname,
                 "colour": found.colour,
                 "statistics": {g: rows[key] for g, rows in totals.items() if key in rows},
-                "halves_by_month": by_month(played, key, "schocken", "halves_lost"),
+                "by_month": {g: {"counter": k.monthly, "months": by_month(played, key, g, k)}
+                             for g, k in self._kinds.items() if k.monthly is not None},
                 "games": [{"id": g.id, "game": g.game, "evening": g.evening,
                            "over": g.fold.over} for g in reversed(played)],
             }
@@ -220,7 +226,7 @@ class Stammtisch:
                 for game in played
             ]
             return {"evening": evening, "games": games, "tab": tab, "names": labels,
-                    "statistics": statistics(played)}
+                    "statistics": statistics(played, self._kinds)}
 
     def settle(self, evening: str, key: str, unit: str, who: str) -> dict[str, Any]:
         """Record that ``key`` paid their open tab in ``unit`` for ``evening``; the new tab."""

@@ -3,7 +3,9 @@
 ``create_app(table, settings)`` wires the app to the one interface it talks to, the
 :class:`companion.table.Table` (never SQLite, never cv2), and to the settings. Pages are
 server-rendered HTML that update themselves from JSON snapshots pushed over
-Server-Sent Events; ``server.py`` serves the app with waitress.
+Server-Sent Events; ``server.py`` serves the app with waitress. Each game brings its own
+part (:class:`~companion.web.part.WebPart`: entry forms, setup seats, score, rules,
+script), found through the table's registry; the other modules are the generic pages.
 """
 
 from __future__ import annotations
@@ -16,15 +18,21 @@ from flask import Flask, current_app, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from companion.config import Settings
-from companion.games.errors import GameError, IllegalAction
+from companion.games.errors import GameError, IllegalAction, ParseError
+from companion.games.phrase import Phrase
 from companion.table import DuplicateVersion, UnknownGame
 from companion.web import i18n, security
+from companion.web.part import WebPart
 
 
 def create_app(
     table: Any, settings: Settings, test_config: Mapping[str, Any] | None = None
 ) -> Flask:
-    """Build the dashboard app over ``table`` (a Table or anything with its methods)."""
+    """Build the dashboard app over ``table`` (a Table or anything with its methods).
+
+    The games it offers, and each game's part of the pages, come from ``table.games``
+    (the registry).
+    """
     app = Flask(__name__)
     app.config.from_mapping(
         DEFAULT_LANGUAGE=settings.language,
@@ -64,23 +72,17 @@ def create_app(
     security.init_app(app)
     _register_error_handlers(app)
 
-    from companion.web import (
-        backup,
-        camera,
-        charts,
-        evening,
-        export,
-        games,
-        live,
-        players,
-        rockthebock,
-        schocken,
-        status,
-        wacken,
-    )
+    from companion.web import backup, camera, charts, evening, export, games, live, players, status
 
-    for module in (games, live, camera, export, schocken, rockthebock, wacken, status,
-                   players, evening, charts, backup):
+    for module in (games, live, camera, export):
+        app.register_blueprint(module.bp)
+    # Each game's own part, as the table's registry names it (a new game brings its own).
+    parts = {game.name: game.web() for game in table.games if game.web is not None}
+    app.extensions["companion_parts"] = parts
+    i18n.add_messages(app, [game.words for game in table.games])
+    for part in parts.values():
+        app.register_blueprint(part.blueprint)
+    for module in (status, players, evening, charts, backup):
         app.register_blueprint(module.bp)
     live.init_app(app)
     return app
@@ -89,6 +91,22 @@ def create_app(
 def get_table() -> Any:
     """The Table this app shows."""
     return current_app.extensions["companion_table"]
+
+
+def get_parts() -> dict[str, WebPart]:
+    """Each game's dashboard part by name, in the registry's order."""
+    return current_app.extensions["companion_parts"]
+
+
+def get_part(name: str) -> WebPart:
+    """The dashboard part of game ``name``; ParseError naming the known games if none."""
+    parts = get_parts()
+    if name not in parts:
+        raise ParseError(f"unknown game {name[:30]!r}; choose one of: {', '.join(parts)}",
+                         key="unknown_game", name=name[:30],
+                         games=Phrase("list_or", {"items": tuple(Phrase(f"game_{n}")
+                                                                 for n in parts)}))
+    return parts[name]
 
 
 def get_settings() -> Settings:

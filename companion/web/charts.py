@@ -1,19 +1,20 @@
 """Charts drawn on the server as SVG: no JavaScript, no CDN, readable on a dark phone.
 
 Two shapes cover what the table wants to see: a line per player over the rounds of a
-game (Deckel held in Schocken, running points in Rock the Bock) and bars per month (a
-player's halves lost). Text is escaped; sizes are in a fixed ``viewBox`` that scales
-to the width of the phone. The blueprint serves the same pictures as ``.svg`` files.
+game (the game's ``series``: Deckel held in Schocken, running points in Rock the Bock)
+and bars per month (a player's ``monthly`` counter: Schocken's halves lost). Text is
+escaped; sizes are in a fixed ``viewBox`` that scales to the width of the phone. The
+blueprint serves the same pictures as ``.svg`` files.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from flask import Blueprint, Response
+from flask import Blueprint, Response, abort
 from markupsafe import Markup, escape
 
-from companion.web import get_table, i18n
+from companion.web import get_part, get_table, i18n
 
 bp = Blueprint("charts", __name__)
 
@@ -125,18 +126,15 @@ def _legend(players: Sequence[str]) -> str:
 def game_chart(game_id: int) -> Markup | None:
     """The chart of one game (None for a game without rounds to draw, e.g. Wacken)."""
     data = get_table().game_series(game_id)
-    if data["game"] == "schocken":
-        return line_chart(i18n._("chart_deckel"), data["players"], data["series"],
-                          i18n._("chart_rounds"))
-    if data["game"] == "rockthebock":
-        return line_chart(i18n._("chart_points"), data["players"], data["series"],
-                          i18n._("chart_rounds"))
-    return None
+    title = get_part(data["game"]).chart
+    if title is None:
+        return None
+    return line_chart(i18n._(title), data["players"], data["series"], i18n._("chart_rounds"))
 
 
-def halves_chart(months: Mapping[str, int]) -> Markup:
-    """A player's Schocken halves lost per month."""
-    return bar_chart(i18n._("chart_halves_month"), months)
+def monthly_chart(counter: str, months: Mapping[str, int]) -> Markup:
+    """A player's ``counter`` per month (Schocken: halves lost)."""
+    return bar_chart(i18n._(f"chart_month_{counter}"), months)
 
 
 def _svg(markup: Markup) -> Response:
@@ -150,7 +148,10 @@ def game_chart_svg(game_id: int) -> Response:
     return _svg(chart if chart is not None else line_chart(i18n._("chart_rounds"), [], [], ""))
 
 
-@bp.get("/players/<int:player_id>/halves.svg")
-def halves_svg(player_id: int) -> Response:
-    """A roster player's halves lost per month as an SVG file."""
-    return _svg(halves_chart(get_table().player(player_id)["halves_by_month"]))
+@bp.get("/players/<int:player_id>/<game>.svg")
+def monthly_svg(player_id: int, game: str) -> Response:
+    """A roster player's monthly chart of one game type as an SVG file."""
+    monthly = get_table().player(player_id)["by_month"].get(game)
+    if monthly is None:
+        abort(404)
+    return _svg(monthly_chart(monthly["counter"], monthly["months"]))

@@ -12,7 +12,7 @@ from typing import Any
 
 from flask import Blueprint, Response, redirect, render_template, request, url_for
 
-from companion.web import error_response, get_table, i18n, keeper
+from companion.web import error_response, get_part, get_table, i18n, keeper
 from companion.web.charts import game_chart
 from companion.web.games import who
 from companion.web.players import columns
@@ -66,21 +66,7 @@ def settle(evening: str) -> Any:
 
 
 def _result(game: dict[str, Any]) -> str:
-    standings = game["standings"]
-    if game["game"] == "schocken":
-        if standings["game_loser"]:
-            key = "summary_durchmarsch" if standings["durchmarsch"] else "summary_lost"
-            return i18n._(key, player=standings["game_loser"])
-        return i18n._("summary_running_half", half=standings["half"])
-    if game["game"] == "rockthebock":
-        totals = ", ".join(f"{p['name']} {p['total']}" for p in standings["players"])
-        if standings["winners"]:
-            return i18n._("summary_won", players=" & ".join(standings["winners"]), rest=totals)
-        return i18n._("summary_running", rest=totals)
-    bands = ", ".join(f"{p['name']} {p['wristbands']}" for p in standings["players"])
-    if standings["winners"]:
-        return i18n._("summary_won", players=" & ".join(standings["winners"]), rest=bands)
-    return i18n._("summary_running", rest=bands)
+    return get_part(game["game"]).result(game["standings"])
 
 
 def summary_text(data: dict[str, Any]) -> str:

@@ -2,8 +2,9 @@
 
 Routes: the game list (``/``), a new game (``/games/new``), a game's phone page, its
 big-screen table view and its history; unlocking with the PIN; activate/archive;
-submitting an action, undo and correction. Each game's own module turns its setup
-form into the engine's setup dict; every rule check happens in the engine via the Table.
+submitting an action, undo and correction. Each game's own part (:class:`WebPart`, from
+the registry) turns its setup form into the engine's setup dict and draws its score;
+every rule check happens in the engine via the Table.
 """
 
 from __future__ import annotations
@@ -24,11 +25,18 @@ from flask import (
     url_for,
 )
 
-from companion.games import GAME_NAMES, game_module
-from companion.games.errors import ParseError
 from companion.games.parsing import read_json
 from companion.table import WHO_MAX, check_name
-from companion.web import error_response, get_settings, get_table, i18n, wants_json
+from companion.web import (
+    error_response,
+    get_part,
+    get_parts,
+    get_settings,
+    get_table,
+    i18n,
+    wants_json,
+)
+from companion.web.part import WebPart
 from companion.web.security import (
     creation_limit,
     forget_unlocked,
@@ -45,22 +53,11 @@ bp = Blueprint("games", __name__)
 FIELD_ECHO_MAX = 100
 
 
-def game_ui(name: str) -> Any:
-    """The dashboard module of game ``name`` (its setup form and page parts)."""
-    from companion.web import rockthebock, schocken, wacken
-
-    modules = {"schocken": schocken, "rockthebock": rockthebock, "wacken": wacken}
-    if name not in modules:
-        raise ParseError(f"unknown game {name!r}; choose one of: {', '.join(GAME_NAMES)}",
-                         key="unknown_game", name=name[:30])
-    return modules[name]
-
-
 def rule_fields(name: str) -> list[dict[str, Any]]:
     """The engine's house-rule flags as form fields with the explanation in the page's language."""
     lang = i18n.current_language()
     fields = []
-    for flag in game_module(name).RULE_FLAGS:
+    for flag in get_table().games.rules(name).RULE_FLAGS:
         choices = list(flag.choices)
         fields.append(
             {
@@ -100,8 +97,8 @@ def index() -> str:
     games.sort(key=lambda g: (g["id"] != active, g.get("status") == "archived", -g["id"]))
     for listed in games:
         if listed.get("error") is None:
-            listed["summary"] = game_ui(listed["game"]).summary(table.snapshot(listed["id"]))
-    return render_template("index.html", games=games, active=active, names=GAME_NAMES)
+            listed["summary"] = get_part(listed["game"]).summary(table.snapshot(listed["id"]))
+    return render_template("index.html", games=games, active=active, names=list(get_parts()))
 
 
 @bp.get("/rules")
@@ -116,8 +113,8 @@ def rules_page() -> str:
 @bp.route("/games/new", methods=["GET", "POST"])
 def new_game() -> Any:
     """Choose a game, its players and house rules, and the scorekeeper PIN; then start."""
-    name = request.values.get("game", "schocken")
-    ui = game_ui(name)
+    name = request.values.get("game") or next(iter(get_parts()))
+    ui = get_part(name)
     if request.method == "GET":
         return _setup_page(name, ui, {}, None)
     form = request.form
@@ -142,11 +139,11 @@ def new_game() -> Any:
     return redirect(url_for("games.game_page", game_id=game_id))
 
 
-def _setup_page(name: str, ui: Any, form: Mapping[str, str], error: str | None) -> str:
+def _setup_page(name: str, ui: WebPart, form: Mapping[str, str], error: str | None) -> str:
     # Shown again with what was typed, so nothing has to be re-entered (cut short: a
     # megabyte pasted into a name field is not sent back).
     typed = {key: value[:FIELD_ECHO_MAX] for key, value in form.items()}
-    return render_template("new_game.html", game=name, names=GAME_NAMES,
+    return render_template("new_game.html", game=name, names=list(get_parts()),
                            running=_running_game(get_table()), rules=rule_fields(name),
                            ui=ui, form=typed, error=error)
 
@@ -318,10 +315,10 @@ def remove(game_id: int) -> Any:
 
 def _action_from_request() -> dict[str, Any]:
     if request.is_json:
-        data = read_json(request.get_data(as_text=True), i18n._("error_action_json"))
+        data = read_json(request.get_data(as_text=True), "the action is ")
     else:
         raw = request.form.get("action", "")
-        data = read_json(raw, i18n._("error_action_json")) if raw else None
+        data = read_json(raw, "the action is ") if raw else None
     if not isinstance(data, dict):
         raise i18n.refuse("error_action_shape")
     data = {k: v for k, v in data.items() if k != "csrf_token"}
@@ -376,6 +373,18 @@ def ensure_game(game_id: int, name: str) -> dict[str, Any]:
 
 
 
+@bp.app_template_global("web_part")
+def web_part(name: str) -> WebPart:
+    """The dashboard part of game ``name`` (its templates and script)."""
+    return get_part(name)
+
+
+@bp.app_template_global("web_parts")
+def web_parts() -> list[WebPart]:
+    """Every game's dashboard part, in the registry's order."""
+    return list(get_parts().values())
+
+
 @bp.app_template_filter("player_names")
 def player_names(players: list[Any]) -> list[str]:
     """Player names from a game listing (plain names, or objects with a ``name``)."""
@@ -388,7 +397,7 @@ def rules_in_force(snap: dict[str, Any]) -> list[dict[str, Any]]:
     lang = i18n.current_language()
     values = (snap.get("setup") or {}).get("rules") or {}
     out = []
-    for flag in game_module(snap["game"]).RULE_FLAGS:
+    for flag in get_table().games.rules(snap["game"]).RULE_FLAGS:
         value = values.get(flag.name, flag.default)
         out.append({
             "name": flag.name,
@@ -408,6 +417,8 @@ def _shown_value(lang: str, value: object) -> str:
         return i18n.translate(lang, key)
     if value in ("", None):
         return i18n.translate(lang, "value_none")
+    if isinstance(value, float) and lang == "de":
+        return f"{value:g}".replace(".", ",")  # German writes 1,5
     return str(value)
 
 

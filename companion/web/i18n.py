@@ -1,30 +1,45 @@
-"""Translations: German by default, English on request; JSON catalogues and a tiny lookup.
+"""Translations: German by default, English on request; the page's side of the wording.
 
 The catalogues live in ``translations/<lang>.json`` as flat ``{"key": "text"}`` maps; a
-text may hold ``{name}`` fields filled from keyword arguments. The language of a request
-comes from ``?lang=`` (remembered in a cookie), else the cookie, else the settings.
+text may hold ``{name}`` fields filled from keyword arguments. Everything a page says --
+its own texts, the engines' history lines and refusals -- is worded from them, the
+same way (:mod:`companion.wording`). The language of a request comes from ``?lang=``
+(remembered in a cookie), else the cookie, else the settings.
 """
 
 from __future__ import annotations
 
-import json
-from functools import cache
-from pathlib import Path
+from collections.abc import Iterable, Mapping
+from typing import Any
 
-from flask import Flask, Response, current_app, g, request
+from flask import Flask, Response, current_app, g, has_app_context, request
 
-LANGUAGES = ("de", "en")
+from companion.games.phrase import Phrase
+from companion.wording import LANGUAGES, file_catalogue, word
+
 COOKIE = "lang"
-_DIR = Path(__file__).parent / "translations"
+_EXTRA = "companion_messages"
 
 
-@cache
 def catalogue(lang: str) -> dict[str, str]:
-    """The flat key → text map of one language (read once per process)."""
-    if lang not in LANGUAGES:
-        raise ValueError(f"unknown language {lang!r}; use one of {', '.join(LANGUAGES)}")
-    with open(_DIR / f"{lang}.json", encoding="utf-8") as fh:
-        return json.load(fh)
+    """The flat key → text map of one language (the files are read once per process),
+    with the words a game of this app brought along (:func:`add_messages`)."""
+    base = file_catalogue(lang)
+    extra = current_app.extensions.get(_EXTRA, {}).get(lang) if has_app_context() else None
+    return {**base, **extra} if extra else base
+
+
+def add_messages(app: Flask, messages: Iterable[Mapping[str, Mapping[str, str]]]) -> None:
+    """Let ``app`` word what a game brings its own words for (``{lang: {key: text}}``).
+
+    The catalogue's own keys stay as they are: a game adds words, it does not reword.
+    """
+    extra: dict[str, dict[str, str]] = {}
+    for by_language in messages:
+        for lang, texts in by_language.items():
+            base = file_catalogue(lang)
+            extra.setdefault(lang, {}).update({k: v for k, v in texts.items() if k not in base})
+    app.extensions[_EXTRA] = extra
 
 
 def translate(lang: str, key: str, **fields: object) -> str:
@@ -35,6 +50,14 @@ def translate(lang: str, key: str, **fields: object) -> str:
     """
     text = catalogue(lang).get(key) or catalogue("en").get(key) or key
     return text.format(**fields) if fields else text
+
+
+def say(phrase: Phrase | Mapping[str, Any] | None, lang: str | None = None) -> str:
+    """An engine's phrase (a history line; its JSON) worded in the page's language."""
+    if not phrase:
+        return ""
+    lang = lang or current_language()
+    return word(phrase, catalogue(lang), catalogue("en"))
 
 
 def current_language() -> str:
@@ -58,9 +81,10 @@ def refusal(exc: BaseException, lang: str | None = None) -> str:
 
     Engine and table errors carry a ``key`` and ``fields`` (see
     :mod:`companion.games.errors`); the text is the catalogue's ``refusal_<key>`` (or
-    ``<key>`` for the dashboard's own messages) filled with the fields. A nested cause
-    (a correction that breaks a later entry) is worded the same way. An error without a
-    key keeps its English text on English pages; German pages say what to do in German.
+    ``<key>`` for the dashboard's own messages) filled with the fields, phrases among
+    them worded too. A nested cause (a correction that breaks a later entry) is worded
+    the same way, a house rule's name as its label. An error without a key keeps its
+    English text on English pages; German pages say what to do in German.
     """
     lang = lang or current_language()
     key = getattr(exc, "key", None)
@@ -74,7 +98,7 @@ def refusal(exc: BaseException, lang: str | None = None) -> str:
             fields["rule"] = translate(lang, f"flag_{rule}")
         for name in (f"refusal_{key}", key):
             if name in catalogue(lang):
-                return translate(lang, name, **fields)
+                return word(Phrase(name, fields), catalogue(lang), catalogue("en"))
     if lang == "en":
         return str(exc)
     return translate(lang, "refusal_unknown")
@@ -91,6 +115,7 @@ def init_app(app: Flask) -> None:
     """Offer ``_`` and the language to templates; remember a ``?lang=`` choice in a cookie."""
     app.jinja_env.globals["_"] = _
     app.jinja_env.globals["current_language"] = current_language
+    app.jinja_env.globals["say"] = say
     app.jinja_env.globals["catalogue_js"] = lambda: catalogue(current_language())
 
     @app.after_request

@@ -14,20 +14,23 @@ from typing import Any
 from flask import Blueprint, Response, redirect, render_template, request, url_for
 
 from companion.domain.csvexport import csv_cell
-from companion.stats import COUNTERS
 from companion.web import error_response, get_table, i18n, keeper
-from companion.web.charts import halves_chart
+from companion.web.charts import monthly_chart
 
 bp = Blueprint("players", __name__)
 
-# Rates worked out from the counters, shown after them.
-RATES = {"schocken": ("handschock_rate", "deckel_per_round"),
-         "rockthebock": ("points_per_round", "points_per_game"), "wacken": ()}
-
-
 def columns(game: str) -> list[str]:
-    """The statistics columns of a game type, counters then rates."""
-    return [*COUNTERS[game], *RATES[game]]
+    """The statistics columns of a game type, counters then rates (its registry entry's)."""
+    stats = get_table().games.find(game).stats
+    return [] if stats is None else list(stats.columns)
+
+
+@bp.app_template_global("percent_column")
+def percent_column(game: str, column: str) -> bool:
+    """Whether ``column`` of ``game``'s statistics is a share shown as a percentage."""
+    stats = get_table().games.find(game).stats
+    rate = None if stats is None else stats.rates.get(column)
+    return rate is not None and rate.percent
 
 
 @bp.app_context_processor
@@ -55,7 +58,8 @@ def player_page(player_id: int) -> Any:
     """One player: counters per game type, halves lost per month (a chart), their games."""
     player = get_table().player(player_id)
     return render_template("player.html", player=player, columns=columns,
-                           chart=halves_chart(player["halves_by_month"]),
+                           charts=[(game, monthly_chart(m["counter"], m["months"]))
+                                   for game, m in player["by_month"].items()],
                            may_change=keeper.may_change())
 
 

@@ -17,6 +17,7 @@ from companion.games.errors import ParseError
 from companion.games.parsing import whole_number
 from companion.web import get_table, i18n
 from companion.web.games import ensure_game, respond_with, who
+from companion.web.part import WebPart
 from companion.web.security import scorekeeper_required
 
 NAME = "rockthebock"
@@ -44,7 +45,7 @@ def setup_from_form(form: Mapping[str, str]) -> dict[str, Any]:
     return {"players": players, "youngest": youngest}
 
 
-def summary(snap: dict[str, Any]) -> str:
+def summary(snap: Mapping[str, Any]) -> str:
     """One line for the game list: the winners, else who leads (and the round)."""
     standings = snap["standings"]
     if standings["winners"]:
@@ -53,6 +54,15 @@ def summary(snap: dict[str, Any]) -> str:
     if any(p["total"] for p in standings["players"]):
         line += " · " + i18n._("leader", names=", ".join(standings["leaders"]))
     return line
+
+
+
+def result(standings: Mapping[str, Any]) -> str:
+    """One line for the evening: the winners and every total, else the totals so far."""
+    totals = ", ".join(f"{p['name']} {p['total']}" for p in standings["players"])
+    if standings["winners"]:
+        return i18n._("summary_won", players=" & ".join(standings["winners"]), rest=totals)
+    return i18n._("summary_running", rest=totals)
 
 
 def _count(raw: str, face: str) -> int:
@@ -90,3 +100,16 @@ def choose(game_id: int) -> Any:
     if victim:
         action["victim"] = victim
     return respond_with(game_id, get_table().submit(game_id, action, who()))
+
+
+PART = WebPart(
+    blueprint=bp,
+    setup_from_form=setup_from_form,
+    summary=summary,
+    result=result,
+    score="rockthebock/score.html",
+    setup="rockthebock/setup.html",
+    rules="rockthebock/rules_{lang}.html",
+    script="rockthebock.js",
+    chart="chart_points",
+)

@@ -17,6 +17,7 @@ from companion.games.errors import ParseError
 from companion.games.parsing import whole_number
 from companion.web import get_table, i18n
 from companion.web.games import ensure_game, respond_with, who
+from companion.web.part import WebPart
 from companion.web.security import scorekeeper_required
 
 NAME = "schocken"
@@ -42,7 +43,7 @@ def setup_from_form(form: Mapping[str, str]) -> dict[str, Any]:
     return setup
 
 
-def summary(snap: dict[str, Any]) -> str:
+def summary(snap: Mapping[str, Any]) -> str:
     """One line for the game list: who lost, else who holds the most Deckel now."""
     view = snap["view"]
     if view.get("game_loser"):
@@ -53,6 +54,15 @@ def summary(snap: dict[str, Any]) -> str:
     if most is None or most["deckel"] == 0:
         return part
     return part + " · " + i18n._("sch_most_deckel", name=most["name"], n=most["deckel"])
+
+
+
+def result(standings: Mapping[str, Any]) -> str:
+    """One line for the evening: who lost (and how), else which half is being played."""
+    if standings["game_loser"]:
+        key = "summary_durchmarsch" if standings["durchmarsch"] else "summary_lost"
+        return i18n._(key, player=standings["game_loser"])
+    return i18n._("summary_running_half", half=standings["half"])
 
 
 def _int_field(name: str, low: int, high: int) -> int:
@@ -92,3 +102,16 @@ def throw(game_id: int) -> Any:
     if turned != "0":
         action["turned"] = _int_field("turned", 0, 2)
     return respond_with(game_id, get_table().submit(game_id, action, who()))
+
+
+PART = WebPart(
+    blueprint=bp,
+    setup_from_form=setup_from_form,
+    summary=summary,
+    result=result,
+    score="schocken/score.html",
+    setup="schocken/setup.html",
+    rules="schocken/rules_{lang}.html",
+    script="schocken.js",
+    chart="chart_deckel",
+)

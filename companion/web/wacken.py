@@ -18,6 +18,7 @@ from companion.games.errors import ParseError
 from companion.games.parsing import whole_number
 from companion.web import get_table, i18n
 from companion.web.games import ensure_game, respond_with, who
+from companion.web.part import WebPart
 from companion.web.security import scorekeeper_required
 
 NAME = "wacken"
@@ -31,7 +32,7 @@ def setup_from_form(form: Mapping[str, str]) -> dict[str, Any]:
     return {"players": [n for n in (form.get(f"name_{s}", "").strip() for s in range(SEATS)) if n]}
 
 
-def summary(snap: dict[str, Any]) -> str:
+def summary(snap: Mapping[str, Any]) -> str:
     """One line for the game list: the winners, else who has the most wristbands."""
     standings = snap["standings"]
     if standings["winners"]:
@@ -39,6 +40,15 @@ def summary(snap: dict[str, Any]) -> str:
     if not any(p["wristbands"] for p in standings["players"]):
         return ""
     return i18n._("leader", names=", ".join(standings["leaders"]))
+
+
+
+def result(standings: Mapping[str, Any]) -> str:
+    """One line for the evening: the winners and every tally, else the tallies so far."""
+    bands = ", ".join(f"{p['name']} {p['wristbands']}" for p in standings["players"])
+    if standings["winners"]:
+        return i18n._("summary_won", players=" & ".join(standings["winners"]), rest=bands)
+    return i18n._("summary_running", rest=bands)
 
 
 def _number(name: str, label: str) -> int:
@@ -106,3 +116,15 @@ def end(game_id: int) -> Any:
     ensure_game(game_id, NAME)
     action = {"action": "game_end", "reason": request.form.get("reason", "")}
     return respond_with(game_id, get_table().submit(game_id, action, who()))
+
+
+PART = WebPart(
+    blueprint=bp,
+    setup_from_form=setup_from_form,
+    summary=summary,
+    result=result,
+    score="wacken/score.html",
+    setup="wacken/setup.html",
+    rules="wacken/rules_{lang}.html",
+    script="wacken.js",
+)

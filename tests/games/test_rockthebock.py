@@ -6,9 +6,11 @@ import copy
 
 import pytest
 
-from companion.games import IllegalAction, ParseError, RuleError, game_module
+from companion.games import IllegalAction, ParseError, RuleError
 from companion.games import rockthebock as rtb
 from companion.games.rockthebock import Choice, Player, Roll, Rules, Setup
+from companion.registry import GAMES
+from companion.wording import file_catalogue, word
 
 
 def make_setup(*pairs: str, youngest: str | None = None, **rules: str) -> Setup:
@@ -62,8 +64,8 @@ def test_rules_from_dict_rejects_unknown_flag_and_value():
         Rules.from_dict({"unused_colour_goats": "keep"})
 
 
-def test_game_module_registry_finds_rockthebock():
-    assert game_module("rockthebock") is rtb
+def test_the_registry_finds_rockthebock():
+    assert GAMES.rules("rockthebock") is rtb
     assert rtb.NAME == "rockthebock"
 
 
@@ -385,17 +387,22 @@ def test_view_shows_turn_dice_pending_roll_sheets_and_rules(mid_turn: rtb.State)
     assert v["standings"]["leaders"] == ["Anna", "Ben", "Cleo"] and v["standings"]["winners"] == []
 
 
-def test_describe_tells_rolls_and_choices_in_either_language():
+def test_describe_tells_rolls_and_choices_as_phrases_worded_in_either_language():
     roll = Roll.of("Anna", {"bock": 3, "wolf": 1, "goat_blue": 5, "goat_red": 1})
-    assert rtb.describe(roll) == "Anna rolls 1 wolf, 3 bocks, 1 red goat and 5 blue goats."
-    assert rtb.describe(roll, "de") == (
+    assert rtb.describe(roll).key == "hist_rtb_roll"
+    assert said(rtb.describe(roll)) == "Anna rolls 1 wolf, 3 bocks, 1 red goat and 5 blue goats."
+    assert said(rtb.describe(roll), "de") == (
         "Anna würfelt 1 Wolf, 3 Böcke, 1 rote Geiß und 5 blaue Geißen."
     )
-    assert rtb.describe(Roll.of("Ben", {"wolf": 2})) == "Ben rolls 2 wolves."
-    assert rtb.describe(Choice("Anna", "wolf", "Ben")) == (
+    assert said(rtb.describe(Roll.of("Ben", {"wolf": 2}))) == "Ben rolls 2 wolves."
+    assert said(rtb.describe(Choice("Anna", "wolf", "Ben"))) == (
         "Anna takes the wolves and gives them to Ben."
     )
-    assert rtb.describe(Choice("Anna", "goat_green"), "de") == "Anna nimmt die grünen Geißen."
-    assert rtb.describe(Choice("Anna", "bock"), "de") == "Anna nimmt die Böcke."
-    with pytest.raises(ParseError, match="unknown language 'fr'"):
-        rtb.describe(roll, "fr")
+    assert said(rtb.describe(Choice("Anna", "goat_green")), "de") == (
+        "Anna nimmt die grünen Geißen.")
+    assert said(rtb.describe(Choice("Anna", "bock")), "de") == "Anna nimmt die Böcke."
+
+
+def said(phrase, lang: str = "en") -> str:
+    """An engine's phrase as the dashboard words it in ``lang``."""
+    return word(phrase, file_catalogue(lang), file_catalogue("en"))

@@ -8,8 +8,8 @@ from types import ModuleType
 
 import pytest
 
-from companion.games import game_module
 from companion.games import rockthebock as rtb
+from companion.registry import GAMES
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "games"
 
@@ -20,7 +20,7 @@ def replay_log(path: Path) -> tuple[ModuleType, object]:
              if text.strip()]
     header = lines[0]
     assert header["format"] == "dice-companion-log" and header["version"] == 1
-    module = game_module(header["game"])
+    module = GAMES.rules(header["game"])
     actions: list[dict] = []
     for line in lines[1:]:
         if line["action"] == "undo":

@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from companion.games import rockthebock as rtb
+from companion.games.errors import IllegalAction
 
 NAMES = ("Anna", "Ben", "Cleo", "Dora")
 
@@ -70,6 +72,7 @@ def play_random_game(rng: random.Random, setup: rtb.Setup) -> tuple[rtb.State, l
 
 # The game's rolls come from a Random seeded by hypothesis: a whole game costs a few
 # milliseconds instead of hundreds of recorded draws, and a failure still replays.
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(setup=setups(), seed=st.integers(0, 2**32 - 1))
 def test_random_games_keep_the_dice_and_end_after_three_rounds(
@@ -109,6 +112,6 @@ def test_every_offered_choice_is_accepted_and_only_those(
             try:
                 rtb.apply(state, rtb.Choice(player, kind, victim))
                 accepted = True
-            except rtb.IllegalAction:
+            except IllegalAction:
                 accepted = False
             assert accepted == (kind in offered)

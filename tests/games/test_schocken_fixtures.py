@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from companion.games import game_module, schocken
+from companion.games import schocken
+from companion.registry import GAMES
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "games"
 LOGS = sorted(FIXTURES.glob("schocken-*.jsonl"))
@@ -22,7 +23,7 @@ def states(path: Path) -> list[schocken.State]:
     lines = [json.loads(t) for t in path.read_text(encoding="utf-8").splitlines() if t.strip()]
     header = lines[0]
     assert header["format"] == "dice-companion-log" and header["version"] == 1
-    assert game_module(header["game"]) is schocken
+    assert GAMES.rules(header["game"]) is schocken
     out = [schocken.start(schocken.Setup.from_dict(header["setup"]))]
     for line in lines[1:]:
         out.append(schocken.apply(out[-1], schocken.event_from_dict(line)))

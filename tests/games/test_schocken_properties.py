@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import random
+from functools import reduce
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -92,7 +93,7 @@ def test_random_legal_games_keep_deckel_and_replay_and_end(
         assert state.half_losers == (state.game_loser, state.game_loser)
     else:
         assert state.game_loser in state.half_losers and state.part == "finale"
-    assert schocken.replay(setup, events) == state
+    assert reduce(schocken.apply, events, schocken.start(setup)) == state
     assert json.loads(json.dumps(schocken.view(state)))["game_loser"] == state.game_loser
     table = json.loads(json.dumps(schocken.standings(state)))
     lost = sum(s["halves_lost"] + s["finale_lost"] for s in table["statistics"].values())
@@ -132,4 +133,4 @@ def test_arbitrary_events_are_either_legal_or_illegal_actions(
             continue
         legal.append(attempt)
         assert sum(state.deckel) + state.middle == rules.deckel
-    assert schocken.replay(state.setup, legal) == state
+    assert reduce(schocken.apply, legal, schocken.start(state.setup)) == state

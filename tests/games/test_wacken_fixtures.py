@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from companion.games import game_module
 from companion.games import wacken as wk
+from companion.registry import GAMES
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "games"
 LOGS = sorted(FIXTURES.glob("wacken-*.jsonl"))
@@ -20,7 +20,7 @@ def replay_log(path: Path) -> wk.State:
              if text.strip()]
     header = lines[0]
     assert header["format"] == "dice-companion-log" and header["version"] == 1
-    assert game_module(header["game"]) is wk
+    assert GAMES.rules(header["game"]) is wk
     state = wk.start(wk.Setup.from_dict(header["setup"]))
     for line in lines[1:]:
         state = wk.apply(state, wk.event_from_dict(line))

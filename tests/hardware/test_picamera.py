@@ -62,6 +62,7 @@ def test_exposure_and_white_balance_settle_then_lock_short():
     source.close()
 
 
+@pytest.mark.slow
 def test_remeasure_switches_auto_on_and_locks_the_new_values():
     cam = FakePicamera2()
     source = PiCameraSource(picamera2=cam)

@@ -12,6 +12,7 @@ import pytest
 from browser import CHROMIUM, CHROMIUM_ARGS, PHONE, PIN, live_server
 from flask import Flask
 from flask.testing import FlaskClient
+from playwright.sync_api import sync_playwright
 
 from companion.config import Settings
 from companion.table import Table
@@ -73,10 +74,9 @@ def post(client: FlaskClient, url: str, **kwargs) -> object:
 @pytest.fixture(scope="module")
 def browser():
     """Debian's Chromium, launched once per test module (skipped when it is missing)."""
-    sync_api = pytest.importorskip("playwright.sync_api")
     if not Path(CHROMIUM).exists():
         pytest.skip(f"no Chromium at {CHROMIUM}; install it with apt (chromium)")
-    with sync_api.sync_playwright() as pw:
+    with sync_playwright() as pw:
         chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()

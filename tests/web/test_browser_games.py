@@ -5,6 +5,8 @@ Phones are 390x844 pages; screenshots go to ``test-artifacts/``.
 
 from __future__ import annotations
 
+import cv2
+import numpy as np
 import pytest
 from browser import become_scorekeeper, shot, wait_live
 from conftest import BOCK_SETUP, PIN, WACKEN_SETUP
@@ -85,8 +87,6 @@ def test_the_page_catches_up_after_the_stream_drops(server, phone):
 
 
 def test_camera_picture_with_its_annotations_updates_live(server, phone):
-    cv2 = pytest.importorskip("cv2")
-    np = pytest.importorskip("numpy")
     game = server.table.create_game("schocken", {"players": ["Anna", "Ben"]}, PIN)
     frame = np.full((240, 320, 3), 40, np.uint8)
     cv2.rectangle(frame, (60, 60), (110, 110), (250, 250, 250), -1)

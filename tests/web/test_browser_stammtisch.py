@@ -37,18 +37,18 @@ def test_the_roster_and_a_player_page_with_a_chart(server, phone):
     shot(keeper, "stammtisch-roster")
 
     keeper.click("ul.roster li[data-player-id='1'] a")
-    keeper.wait_for_selector("#halves-chart svg.chart")
-    bars = keeper.locator("#halves-chart svg.chart rect.bar")
+    keeper.wait_for_selector("#monthly-schocken svg.chart")
+    bars = keeper.locator("#monthly-schocken svg.chart rect.bar")
     assert bars.count() == 1
     assert ": 2" in bars.first.locator("title").text_content()
-    box = keeper.locator("#halves-chart svg.chart").bounding_box()
+    box = keeper.locator("#monthly-schocken svg.chart").bounding_box()
     assert box is not None and 300 <= box["width"] <= 390
     shot(keeper, "stammtisch-player")
 
     # A stranger sees the numbers but no forms that change the roster.
     stranger = phone(f"{server.url}/players/1")
     assert stranger.locator("#rename").count() == 0
-    assert stranger.locator("#halves-chart svg.chart rect.bar").count() == 1
+    assert stranger.locator("#monthly-schocken svg.chart rect.bar").count() == 1
 
 
 def test_the_evening_page_with_the_tab_settled_in_one_tap(server, phone):

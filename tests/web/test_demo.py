@@ -90,6 +90,7 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+@pytest.mark.slow
 def test_demo_process_serves_live_games_and_cleans_up_on_sigterm(tmp_path):
     port = free_port()
     env = dict(os.environ, TMPDIR=str(tmp_path))

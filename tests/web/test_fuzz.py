@@ -53,6 +53,7 @@ def _scores(table, game: int) -> tuple:
     return snap["version"], json.dumps(snap["standings"], sort_keys=True)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("as_scorekeeper", [False, True])
 def test_no_route_answers_500_or_changes_a_score_on_hostile_input(app, table, as_scorekeeper):
     game = table.create_game("schocken", SCHOCKEN_SETUP, PIN)

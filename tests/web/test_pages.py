@@ -7,6 +7,8 @@ import json
 import re
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 from conftest import (
     BOCK_SETUP,
@@ -20,7 +22,7 @@ from conftest import (
 )
 
 from companion.config import Settings
-from companion.games import game_module
+from companion.registry import GAMES
 from companion.web import create_app, i18n
 from companion.web.export import dashboard_url, qr_svg, qr_text
 
@@ -44,7 +46,7 @@ def test_german_by_default_english_on_request_and_remembered(client, table):
 def test_catalogues_have_the_same_keys_and_cover_every_key_in_use():
     de, en = i18n.catalogue("de"), i18n.catalogue("en")
     assert set(de) == set(en)
-    sources = [p.read_text() for p in (*WEB.glob("templates/*.html"), *WEB.glob("static/*.js"),
+    sources = [p.read_text() for p in (*WEB.glob("templates/**/*.html"), *WEB.glob("static/*.js"),
                                        *WEB.glob("*.py"))]
     used = set()
     for text in sources:
@@ -52,10 +54,10 @@ def test_catalogues_have_the_same_keys_and_cover_every_key_in_use():
         for pair in re.findall(r'\?\s*"([a-z]+_[a-z0-9_]+)"\s*:\s*"([a-z]+_[a-z0-9_]+)"', text):
             used |= set(pair)  # t(cond ? "key_a" : "key_b")
     # Keys built from a prefix and a value the engines or pages define.
-    for name in ("schocken", "rockthebock", "wacken"):
+    for name in GAMES.names():
         used |= {f"game_{name}", f"players_help_{name}"}
-        used |= {f"flag_{f.name}" for f in game_module(name).RULE_FLAGS}
-    rtb = game_module("rockthebock")
+        used |= {f"flag_{f.name}" for f in GAMES.rules(name).RULE_FLAGS}
+    rtb = GAMES.rules("rockthebock")
     used |= {f"face_{f}" for f in rtb.FACES} | {f"face_short_{f}" for f in rtb.FACES}
     used |= {f"colour_{c}" for c in rtb.COLOURS}
     used |= {"sch_phase_1", "sch_phase_2", "sch_class_schock_aus", "sch_class_schock",
@@ -82,11 +84,11 @@ def new_game_form(client, **fields):
 
 def test_setup_form_lists_every_house_rule_with_its_sentence(client):
     page = client.get("/games/new?game=schocken&lang=en").get_data(as_text=True)
-    for flag in game_module("schocken").RULE_FLAGS:
+    for flag in GAMES.rules("schocken").RULE_FLAGS:
         assert f'name="rule_{flag.name}"' in page
         assert flag.help_en.split(".")[0][:40] in page.replace("&#39;", "'")
     german = client.get("/games/new?game=rockthebock&lang=de").get_data(as_text=True)
-    assert game_module("rockthebock").RULE_FLAGS[0].help_de[:40] in german
+    assert GAMES.rules("rockthebock").RULE_FLAGS[0].help_de[:40] in german
 
 
 def test_new_schocken_game_from_the_form(client, table):
@@ -297,8 +299,6 @@ def test_exports_are_the_tables_log_and_csv(client, table):
 
 
 def test_qr_code_decodes_to_the_dashboard_address():
-    cv2 = pytest.importorskip("cv2")
-    np = pytest.importorskip("numpy")
     url = "http://192.168.178.20:8080/"
     rows = qr_text(url).splitlines()
     # Undo the half-block drawing: each character is two modules (top, bottom).
@@ -411,3 +411,10 @@ def test_schocken_turned_sixes_pass_through_the_form_to_the_engine(client, table
                    data={"d1": "1", "d2": "5", "d3": "4", "throws": "1", "turned": "1"})
     assert refused.status_code == 409  # a single throw leaves nothing to turn for
     assert table.snapshot(game)["version"] == 1
+
+
+def test_a_house_rules_decimal_is_written_the_german_way(client, table):
+    game = table.create_game("schocken", {"players": ["Anna", "Ben"],
+                                          "rules": {"tab_amount": "1.5", "tab_unit": "€"}}, PIN)
+    assert ">1,5<" in client.get(f"/games/{game}?lang=de").get_data(as_text=True)
+    assert ">1.5<" in client.get(f"/games/{game}?lang=en").get_data(as_text=True)

@@ -61,7 +61,7 @@ def test_pages_are_for_everyone_and_show_the_numbers(client: FlaskClient, table:
     assert "Durchmarsch" in text and "Ben: 2 €" in text
     chart = client.get(f"/games/{game_id}/chart.svg")
     assert chart.mimetype == "image/svg+xml" and chart.data.count(b"<polyline") == 2
-    assert client.get(f"/players/{anna}/halves.svg").mimetype == "image/svg+xml"
+    assert client.get(f"/players/{anna}/schocken.svg").mimetype == "image/svg+xml"
     # The new-game form offers the roster's names.
     assert '<option value="Anna">' in client.get("/games/new").get_data(as_text=True)
 
@@ -75,7 +75,7 @@ def test_bad_periods_are_400(client: FlaskClient, url: str) -> None:
 
 def test_unknown_players_are_404(client: FlaskClient, table: Table) -> None:
     assert client.get("/players/7").status_code == 404
-    assert client.get("/players/7/halves.svg").status_code == 404
+    assert client.get("/players/7/schocken.svg").status_code == 404
     assert client.get("/games/3/chart.svg").status_code == 404
 
 

@@ -180,6 +180,7 @@ def test_without_a_camera_or_a_frame(keeper, table, tmp_path, applied, scene):
     assert response.status_code == 409 and not setup.path.exists()
 
 
+@pytest.mark.slow
 def test_a_frame_without_a_tray_proposes_the_saved_outline_or_a_guess(tmp_path):
     from companion.synth.scene import surround
 

@@ -330,6 +330,7 @@ def test_rtl_override_in_a_name_is_refused_by_the_table(table):
 
 # -- item 4: idle connections from one device do not shut out the table ---------------------
 
+@pytest.mark.slow
 def test_an_idle_connection_flood_from_one_device_does_not_shut_out_the_table(tmp_path):
     import socket
 

@@ -224,8 +224,30 @@
   }
 
   // The engine's short text in the page's language, else the recorded action spelled out.
+  // An engine's phrase ({key, fields}) worded from the catalogue, as the server words it
+  // (companion/wording.py): a count n picks key_one / key_other, nested phrases are worded
+  // first, a list reads "a, b und c" (list_or: "a, b oder c").
+  DC.say = function (phrase) {
+    if (phrase === null || phrase === undefined) return "";
+    if (Array.isArray(phrase)) return joinList(phrase.map(DC.say), "list_and");
+    if (typeof phrase !== "object") return String(phrase);
+    const fields = phrase.fields || {};
+    if (phrase.key === "list_or") return joinList((fields.items || []).map(DC.say), "list_or");
+    let key = phrase.key;
+    if (typeof fields.n === "number" && DC.catalogue[key + "_one"] !== undefined) key += fields.n === 1 ? "_one" : "_other";
+    const filled = {};
+    for (const [name, value] of Object.entries(fields)) filled[name] = DC.say(value);
+    return DC.t(key, filled);
+  };
+
+  function joinList(parts, last) {
+    if (parts.length < 2) return parts.join("");
+    return parts.slice(0, -1).join(", ") + DC.t(last) + parts[parts.length - 1];
+  }
+
   DC.entryText = function (text, action) {
     if (typeof text === "string") return text;
+    if (text && typeof text.key === "string") return DC.say(text);
     if (text && (text[DC.lang] || text.en)) return text[DC.lang] || text.en;
     if (!action) return "";
     const inner = action.event || action;

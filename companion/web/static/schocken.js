@@ -41,7 +41,7 @@
         return el("span", { class: "tag loser" }, t("sch_half_lost_by", { part: partName(i + 1), name: name }));
       })) : null,
       st.finale_players.length ? el("div", { class: "verdict", id: "finale" }, t("sch_finale_between", { names: st.finale_players.join(" – ") })) : null,
-      v.warnings.map(function (w) { return el("p", { class: "error small" }, w); }));
+      v.warnings.map(function (w) { return el("p", { class: "error small" }, DC.say(w)); }));
     const middle = el("div", { class: "panel middle" }, el("div", { class: "muted" }, t("sch_middle")),
       el("div", { class: "count", id: "middle" }, String(v.middle)), lids(v.middle));
     const players = el("div", { class: "players" }, v.players.map(function (p) {
@@ -51,7 +51,8 @@
         el("div", { class: "deckel" }, String(p.deckel)), lids(p.deckel),
         el("div", { class: "muted small" }, !p.in_half ? t("sch_out") : p.thrown ? t("sch_thrown") : p.active ? t("sch_waiting") : ""));
     }));
-    const ranked = el("div", { class: "panel" }, el("h2", {}, t("sch_this_round")),
+    // A finished game has no round going on: its last round says how it ended.
+    const ranked = v.over ? null : el("div", { class: "panel" }, el("h2", {}, t("sch_this_round")),
       v.throws.length ? el("ol", { class: "throws", id: "throws" }, v.throws.map(throwLine)) : el("p", { class: "muted" }, t("sch_no_throws")),
       v.would_receive ? el("p", { class: "verdict", id: "would-receive" }, receiveText(v.would_receive)) : null);
     const last = v.last_round ? el("div", { class: "panel small", id: "last-round" }, el("h2", {}, t("sch_last_round")),
@@ -79,8 +80,11 @@
   // Round by round: who started (with how many throws), best and worst throw, Deckel moved.
   function rounds(v) {
     if (!v.rounds.length) return null;
+    // Cells wrap (a phone is narrow), the three dice of a throw never break apart.
     const cell = function (e) {
-      return e.hidden ? "?" : e.dice.map(function (d) { return PIPS[d]; }).join("") + " " + e.player + (e.hand && e.hand_matters ? " H" : "");
+      if (e.hidden) return "?";
+      return [el("span", { class: "dice-run" }, e.dice.map(function (d) { return PIPS[d]; }).join("")),
+        " " + e.player + (e.hand && e.hand_matters ? " H" : "")];
     };
     return el("details", { class: "panel", id: "rounds", open: true }, el("summary", {}, el("strong", {}, t("sch_rounds_title"))),
       el("div", { class: "scroll" }, el("table", { class: "sheet small rounds" },
