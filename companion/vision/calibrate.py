@@ -137,9 +137,9 @@ def _edges(fine: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     whole, so the regions cannot leak through its weak stretches.
     """
     blurred = cv2.GaussianBlur(fine, (0, 0), 1.0)
-    edges = np.zeros(fine.shape[:2], np.uint8)
+    edges: np.ndarray = np.zeros(fine.shape[:2], np.uint8)
     for channel in cv2.split(blurred):
-        edges |= cv2.Canny(channel, CANNY_LOW, CANNY_HIGH)
+        edges = cv2.bitwise_or(edges, cv2.Canny(channel, CANNY_LOW, CANNY_HIGH))
     cells = cv2.resize(edges, (shape[1], shape[0]), interpolation=cv2.INTER_AREA)
     return (cells > 0).astype(np.uint8)
 
@@ -156,8 +156,8 @@ def _regions(small: np.ndarray, edges: np.ndarray) -> tuple[np.ndarray, np.ndarr
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab).astype(np.float32)
     grad = np.zeros((sh, sw), np.float32)
     for channel in cv2.split(small.astype(np.float32)):
-        gx = cv2.Sobel(channel, cv2.CV_32F, 1, 0, ksize=3) / 8.0
-        gy = cv2.Sobel(channel, cv2.CV_32F, 0, 1, ksize=3) / 8.0
+        gx = cv2.Sobel(channel, cv2.CV_32F, 1, 0, ksize=3, scale=1 / 8.0)
+        gy = cv2.Sobel(channel, cv2.CV_32F, 0, 1, ksize=3, scale=1 / 8.0)
         grad = np.maximum(grad, cv2.magnitude(gx, gy))
     mask = np.zeros((sh + 2, sw + 2), np.uint8)
     mask[1:-1, 1:-1][(grad > EDGE_STEP) | (edges > 0)] = 1
@@ -205,7 +205,7 @@ def _grow(best: Candidate, labels: np.ndarray, colours: np.ndarray) -> Candidate
             own[labels == label] = 1
     tried: set[int] = set()
     while True:
-        ring = cv2.dilate(own, np.ones((5, 5), np.uint8)) & (1 - own)
+        ring = cv2.dilate(own, np.ones((5, 5), np.uint8)) & (1 - own).astype(np.uint8)
         fresh = [
             int(k) for k in np.unique(labels[ring > 0])
             if k and int(k) not in tried and _same_floor(colours[k], best.colour)
@@ -575,7 +575,8 @@ def calibrate(
         cv2.circle(floor, (int(d.center[0]), int(d.center[1])), int(d.size), 0, -1)
     if not floor.any():
         floor = mask
-    floor_bgr = tuple(float(v) for v in cv2.mean(frame, mask=floor)[:3])
+    b, g, r = (float(v) for v in cv2.mean(frame, mask=floor)[:3])
+    floor_bgr = (b, g, r)
     profile = TrayProfile((w, h), tuple(corners), die_size, floor_bgr)
     return Calibration(profile, found, method)
 

@@ -112,7 +112,8 @@ def foreground_score(ycc: np.ndarray) -> np.ndarray:
     dy, dcr, dcb = cv2.split(diff)
     # Shadows and uneven light change lightness by a fraction of the background's own
     # lightness without adding colour: that much lightness change is not a die.
-    dead = cv2.multiply(cv2.split(background)[0], 0.15)
+    # A plain number scales every pixel (the stubs know only array arguments).
+    dead = cv2.multiply(cv2.split(background)[0], 0.15)  # type: ignore[call-overload]
     dy = cv2.subtract(dy, dead)
     return cv2.magnitude(
         cv2.magnitude(dy.astype(np.float32), dcr.astype(np.float32)), dcb.astype(np.float32)
@@ -333,7 +334,9 @@ def _split(blob: np.ndarray, die: float, offset: tuple[int, int]) -> list[np.nda
             if len(sample) < k * 5:
                 continue
             cv2.setRNGSeed(k)
-            _, _, centres = cv2.kmeans(sample, k, None, criteria, 1, cv2.KMEANS_PP_CENTERS)
+            _, _, centres = cv2.kmeans(  # type: ignore[call-overload]
+                sample, k, None, criteria, 1, cv2.KMEANS_PP_CENTERS
+            )
         owner = ((sample[:, None, :] - centres[None, :, :]) ** 2).sum(axis=2).argmin(axis=1)
         score = float(
             np.mean([_part_quality(sample[owner == i], die, step) for i in range(len(centres))])

@@ -23,6 +23,7 @@ The best-fitting set gives the value; its fit is the confidence, and below ``_SU
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -124,7 +125,7 @@ def _coverage(
     return float(np.count_nonzero(kept.astype(bool) & strong)) / max(1, n_strong)
 
 
-def _signature(points: list[tuple[float, float]]) -> list[float]:
+def _signature(points: Sequence[tuple[float, float]]) -> list[float]:
     """Sorted pairwise distances of a point set, divided by the largest."""
     d = sorted(
         math.hypot(points[i][0] - points[j][0], points[i][1] - points[j][1])
@@ -212,7 +213,9 @@ def _search(
     if len(strong) >= 12:
         criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 10, 1.0)
         cv2.setRNGSeed(1)
-        _, _, centres = cv2.kmeans(strong, 3, None, criteria, 1, cv2.KMEANS_PP_CENTERS)
+        _, _, centres = cv2.kmeans(
+            strong, 3, None, criteria, 1, cv2.KMEANS_PP_CENTERS  # type: ignore[call-overload]
+        )
         directions.extend(centres)
     tried: list[np.ndarray] = []
     for direction in directions:

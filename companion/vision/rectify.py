@@ -87,7 +87,7 @@ class TrayView:
         if min(width, height) < 8:
             raise VisionError("the tray's corners enclose almost no area; calibrate again")
         scale = 1.0 if not die_size else CANON_DIE / die_size
-        scale = min(scale, MAX_VIEW_SIDE / max(width, height))
+        scale = min(scale, MAX_VIEW_SIDE / float(max(width, height)))
         size = (max(8, round(width * scale)), max(8, round(height * scale)))
         target = np.array(
             [[0, 0], [size[0], 0], [size[0], size[1]], [0, size[1]]], np.float32
