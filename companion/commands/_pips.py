@@ -16,6 +16,7 @@ def evaluate(
     finder: str = "auto",
     profile: Path | None = None,
     split: str = "all",
+    own_profiles: bool = True,
 ) -> dict:
     """The pip recogniser's figures on ``directory`` (see ``companion.evaluation``).
 
@@ -24,7 +25,8 @@ def evaluate(
     tray calibration of the camera set-up the frames come from. A ``directory`` without
     ``images/`` but with labelled sub-folders (one per camera set-up, as ``companion
     scene`` writes them) is measured folder by folder, each with its own ``tray.json``
-    unless ``profile`` is given, and the figures are taken together.
+    unless ``profile`` is given (or ``own_profiles`` is False: then without one, the
+    recogniser finding each tray itself), and the figures are taken together.
     """
     from companion.vision.recognizer import PipRecognizer
     from companion.vision.tray import TrayProfile
@@ -35,7 +37,7 @@ def evaluate(
             named = {}
             for folder in sets:
                 own = folder / "tray.json"
-                chosen = profile or (own if own.is_file() else None)
+                chosen = profile or (own if own.is_file() and own_profiles else None)
                 named[folder.name] = evaluate(folder, None, finder, chosen, split)
             return evaluation.combine_figures(named)
     tray = None if profile is None else TrayProfile.load(profile)
@@ -50,6 +52,7 @@ def _eval_pips(args: argparse.Namespace) -> int:
         args.finder,
         Path(args.profile) if args.profile else None,
         args.split,
+        not args.no_profile,
     )
     evaluation.print_figures(figures, args.json)
     return 0
@@ -144,6 +147,10 @@ def register(
         "--finder", default="auto", help="auto (default), spotter or classic: where dice come from"
     )
     pips.add_argument("--profile", help="tray profile of the camera set-up the frames come from")
+    pips.add_argument(
+        "--no-profile", action="store_true",
+        help="read set-up folders without their tray.json: the recogniser finds each tray itself",
+    )
     pips.add_argument(
         "--split", default="all", choices=sorted(evaluation.PHOTO_SPLITS),
         help="only these images (by sorted name): train, validation, holdout or all (default)",

@@ -177,6 +177,10 @@ def test_a_folder_of_camera_setups_is_measured_setup_by_setup_and_together(tmp_p
     assert figures["right_dice"] == 8 + 2
     assert figures["die_accuracy"] == pytest.approx(10 / 15, abs=1e-4)
     assert any(line.startswith("a: die_accuracy 1.0") for line in out)
+    # --no-profile leaves each folder's tray.json aside: set-up b reads all its dice.
+    assert main(["eval", "pips", str(root), "--json", "--no-profile"]) == 0
+    unprofiled = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert unprofiled["sets"]["b"]["right_dice"] == 7
 
 
 @pytest.mark.parametrize(
