@@ -8,7 +8,7 @@ of ``companion.synth.scene`` (composed on the fly, each calibrated from its tray
 corners), through the recogniser's own path (``PipRecognizer.candidates``): the tray
 straightened (or found, for the bare photos), spotter, pip net (one view, four views
 where it is unsure), pip counter. Then, for each candidate rule
-(``FLAG_BELOW`` x ``COUNTER_FLOOR``, see ``companion.vision.recognizer``) it prints the
+(``FLAG_BELOW`` x ``COUNTER_FLOOR``, see ``companion.vision.pipread``) it prints the
 share of labelled dice read right, read wrong but not flagged (``sure_wrong``) and
 flagged, and names the rule with the fewest flags among those keeping ``sure_wrong`` at
 or under ``--budget`` (default 0.3 %, the issue's bar).

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import math
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import cv2
 import numpy as np
 
 from companion.vision.autotray import TrayKeeper
 from companion.vision.detect import FinderOptions, check_frame, find_dice
+from companion.vision.dicelist import limit, suppress_duplicates
 from companion.vision.pipnet import PipNet, load_pipnet
-from companion.vision.pips import read_pips
+from companion.vision.pipread import FLAG_BELOW, Candidate, count_pips, read_with_net
 from companion.vision.rectify import CANON_DIE, TrayView, tray_view
 from companion.vision.spot import PIP_MODEL, PipSpotter, choose_spotter
 from companion.vision.tray import TrayProfile, find_in_tray
@@ -22,23 +22,12 @@ from companion.vision.types import Die, DieRegion, Reading, VisionError
 # fast path) and the finder takes half the time it takes at its default 480, finding
 # 1,051 of tray-a's 1,063 dice against 1,056 (the net drops what is not a die).
 PIP_WORK_SIDE = 320
-# Where the net is unsure (below its ``sure``) it looks again at this many views of the
-# die (quarter turns) and averages. On the odd-index photos 8 views (turned and mirrored)
-# read 3 more of 512 dice right than 4, but every unsure die then costs eight more passes
-# of the net instead of four.
-LOOK_AGAIN_VIEWS = 4
 # The spotter's working scale in the straightened view: a ``CANON_DIE`` die comes out 19.5
 # working pixels, the middle of the sizes it was trained on (11-26). At 0.5 (15 pixels, as
 # it saw the tray-a photos) it missed touching rendered dice: 0.940 against 0.995 of 600
 # dice (seed 8101, 1280x960), 0.842 against 0.962 hard (seed 8102); whole-frame scenes of
 # the validation photos read alike at both (0.980).
 VIEW_SCALE = 0.65
-# A die the net read with less confidence than this is flagged for the scorekeeper, unless
-# the pip counter agrees (below). Chosen on the validation photos (``PHOTO_SPLITS``) and
-# their whole-frame scenes with the net that ships; see models/pipnet.json "trust".
-FLAG_BELOW = 0.8
-# ... and the net is at least this sure: the counter only confirms a likely reading.
-COUNTER_FLOOR = 0.5
 # Without a profile, a view scale within this share of 1 (or of 0.5) is taken as exactly
 # that: a die 15 % off the canonical size reads as well (the nets were trained on tray-a
 # dice from 25 to 38 pixels), and the frame need not be resampled.
@@ -50,12 +39,6 @@ SIZE_FRAMES = 5
 SIZE_EVERY = 50
 # A straightened tray narrower than this (pixels, at the spotter's scale) holds no die.
 MIN_VIEW = 32
-# In a reading with more dice than the game has, two dice whose centres lie closer than
-# this share of the reading's largest die edge are taken for one die read twice
-# (``limit``): two real dice lie at least an edge apart (touching side to side), and the
-# largest edge measured in a reading is at least a real die's. Set from two such doubles
-# in validation sequences (gaps of 0.70 and 0.86 largest edges).
-CLOSE_PAIR = 0.9
 
 
 class PipRecognizer:
@@ -367,10 +350,10 @@ class PipRecognizer:
         """The dice the net (or the pip counter) reads in ``regions`` of ``image``: one
         reading per die, no more than the game has dice where that can be done safely."""
         if self.pipnet is not None:
-            dice = _read_with_net(self.pipnet, image, regions, self._seen)
+            dice = read_with_net(self.pipnet, image, regions, self._seen)
         else:
-            dice = _count_pips(image, regions)
-        return limit(_suppress_duplicates(dice), self.max_dice)
+            dice = count_pips(image, regions)
+        return limit(suppress_duplicates(dice), self.max_dice)
 
 
 def _snap(scale: float) -> float:
@@ -387,160 +370,6 @@ def _scaled_die(profile: TrayProfile, width: int) -> float | None:
     if not profile.die_size:
         return None
     return profile.die_size * width / profile.frame_size[0]
-
-
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """What the net and the pip counter said of one die, before the flag rule
-    (``tools/tune_flag.py`` chooses the rule from these)."""
-
-    region: DieRegion  # in frame pixels
-    value: int
-    confidence: float  # the net's, after looking again where it was unsure
-    count: int | None  # the pip counter's value where it is sure of it, else None
-
-
-def _read_with_net(
-    net: PipNet,
-    frame: np.ndarray,
-    regions: list[DieRegion],
-    seen: list[Candidate] | None = None,
-) -> list[Die]:
-    """Read every region in one pass of the net; drop what it takes for no die.
-
-    Where the net is unsure (below its ``sure``) it looks again at turned crops
-    (``LOOK_AGAIN_VIEWS``) and averages. A die whose final confidence is below
-    ``FLAG_BELOW`` is marked uncertain, unless the pip counter, sure of its count, counts
-    the value the net read and the net is at least ``COUNTER_FLOOR`` sure of it. The
-    counter never replaces the net's value: where the two disagree, the die stays flagged
-    (a counter that overruled the net was the commonest way to be wrong while sure).
-    ``seen`` gets a ``Candidate`` per die, every die's pips counted.
-    """
-    guesses = net.read(frame, regions)
-    unsure = [i for i, g in enumerate(guesses) if g.uncertain]
-    if unsure:
-        again = net.read(frame, [regions[i] for i in unsure], views=LOOK_AGAIN_VIEWS)
-        for i, guess in zip(unsure, again, strict=True):
-            guesses[i] = guess
-    dice = []
-    for region, guess in zip(regions, guesses, strict=True):
-        if guess.value is None:
-            continue
-        # The finder's blob includes the shadow and the sides; the net says where
-        # the top face is.
-        region = region.moved_to(guess.center)
-        uncertain = guess.confidence < FLAG_BELOW
-        count = None
-        if seen is not None or (uncertain and guess.confidence >= COUNTER_FLOOR):
-            count = read_pips(frame, region)
-        if uncertain and guess.confidence >= COUNTER_FLOOR and count is not None:
-            uncertain = count.uncertain or count.value != guess.value
-        if seen is not None and count is not None:
-            sure_count = None if count.uncertain else count.value
-            seen.append(Candidate(region, guess.value, guess.confidence, sure_count))
-        dice.append(
-            Die(
-                region=region,
-                value=guess.value,
-                confidence=round(min(guess.confidence, region.confidence or 1.0), 3),
-                uncertain=uncertain,
-            )
-        )
-    return dice
-
-
-def _count_pips(frame: np.ndarray, regions: list[DieRegion]) -> list[Die]:
-    """Read every region by counting its pips (``pips.py``)."""
-    dice = []
-    for region in regions:
-        pips = read_pips(frame, region)
-        if pips.value is None and not pips.pips:
-            # Die-shaped but without a single pip: a hole, a speck or a piece of rim.
-            continue
-        if pips.center is not None:
-            # The pips show where the top face is; the finder's blob includes the
-            # shadow and the sides.
-            region = region.moved_to(pips.center)
-        dice.append(
-            Die(
-                region=region,
-                value=pips.value,
-                confidence=round(min(pips.confidence, region.confidence or 1.0), 3),
-                uncertain=pips.uncertain,
-            )
-        )
-    return dice
-
-
-def _suppress_duplicates(dice: list[Die]) -> list[Die]:
-    """Keep one reading per die where two regions ended up on the same top face.
-
-    Two real dice, even touching, have centres at least an edge apart; a piece of shadow
-    or wall next to a die is read from that die's pips, centred on the same face. The
-    more confident reading stays.
-    """
-    kept: list[Die] = []
-    for die in sorted(dice, key=lambda d: d.confidence, reverse=True):
-        x, y = die.region.center
-        if all(
-            math.hypot(x - k.region.center[0], y - k.region.center[1])
-            >= 0.6 * min(die.region.size, k.region.size)
-            for k in kept
-        ):
-            kept.append(die)
-    # Back to the finder's reading order.
-    order = {id(d): i for i, d in enumerate(dice)}
-    return sorted(kept, key=lambda d: order[id(d)])
-
-
-def limit(dice: list[Die], max_dice: int | None) -> list[Die]:
-    """``dice`` brought down to ``max_dice`` where that can be done safely.
-
-    A game played with three dice never shows four. When the recogniser finds more:
-    1. the least confident dice go while each of them is flagged uncertain (a speck or a
-       shadow next to a die read as a small die);
-    2. then, while there are still too many, of the two dice closest together -- closer
-       than two real dice can lie (``CLOSE_PAIR``) -- the less
-       confident goes: one die read twice, its side or shadow taken for a second die. If the
-       two readings disagree on the value, the one kept is flagged uncertain.
-    Whatever is left over is left in the reading: something really is there, and the
-    scorekeeper should see it.
-    """
-    if max_dice is None or len(dice) <= max_dice:
-        return dice
-    # Positions in the finder's reading order, most confident first.
-    kept = sorted(range(len(dice)), key=lambda i: dice[i].confidence, reverse=True)
-    out = list(dice)
-    while len(kept) > max_dice and out[kept[-1]].uncertain:
-        kept.pop()
-    while len(kept) > max_dice:
-        pair = _closest_pair([out[i] for i in kept])
-        if pair is None:
-            break
-        stay, go = kept[pair[0]], kept[pair[1]]
-        kept.remove(go)
-        if out[stay].value != out[go].value:
-            out[stay] = replace(out[stay], uncertain=True)
-    return [out[i] for i in sorted(kept)]
-
-
-def _closest_pair(dice: list[Die]) -> tuple[int, int] | None:
-    """Of the two dice closest together, the positions of the more and the less confident,
-    if they lie closer than ``CLOSE_PAIR`` times the reading's largest die edge; else None."""
-    edge = max(d.region.size for d in dice)
-    best: tuple[float, int, int] | None = None
-    for i, a in enumerate(dice):
-        for j in range(i + 1, len(dice)):
-            b = dice[j]
-            gap = math.hypot(a.region.center[0] - b.region.center[0],
-                             a.region.center[1] - b.region.center[1])
-            if best is None or gap < best[0]:
-                best = (gap, i, j) if a.confidence >= b.confidence else (gap, j, i)
-    if best is None or best[0] >= CLOSE_PAIR * edge:
-        return None
-    return best[1], best[2]
 
 
 def load_recognizer(profile_path: str | None, max_dice: int | None = None) -> PipRecognizer:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from pipdraw import frame_with_dice
 
-from companion.vision.recognizer import PipRecognizer, limit
+from companion.vision.dicelist import limit
+from companion.vision.recognizer import PipRecognizer
 from companion.vision.types import Die, DieRegion
 
 

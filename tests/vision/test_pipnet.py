@@ -23,7 +23,8 @@ from companion.vision.pipnet import (
     unview_offsets,
     view_of,
 )
-from companion.vision.recognizer import LOOK_AGAIN_VIEWS, PipRecognizer
+from companion.vision.pipread import LOOK_AGAIN_VIEWS
+from companion.vision.recognizer import PipRecognizer
 from companion.vision.types import DieRegion, VisionError
 
 

@@ -211,7 +211,7 @@ def test_without_a_profile_a_tray_filling_frame_is_measured_and_read(side):
 
 
 def test_candidates_are_the_reading_before_the_flag_rule():
-    from companion.vision import recognizer as rec
+    from companion.vision import pipread
 
     setup = Setup("cand", (1280, 960), 700, 0.06, 3.0, (0.5, 0.5), "wood", (1, 1, 1), 1.0)
     scene = _scene(8600, setup, n_dice=6)
@@ -222,8 +222,8 @@ def test_candidates_are_the_reading_before_the_flag_rule():
     assert sorted(c.value for c in found) == sorted(d.value for d in reading.dice)
     for die in reading.dice:
         (c,) = [c for c in found if math.dist(c.region.center, die.region.center) < 1.0]
-        unsure = c.confidence < rec.FLAG_BELOW and not (
-            c.confidence >= rec.COUNTER_FLOOR and c.count == c.value
+        unsure = c.confidence < pipread.FLAG_BELOW and not (
+            c.confidence >= pipread.COUNTER_FLOOR and c.count == c.value
         )
         assert die.uncertain == unsure
     with pytest.raises(VisionError, match="pip net"):
