@@ -67,8 +67,9 @@ def _labelled_die(labels: list, corners: np.ndarray) -> float | None:
 
 def evaluate_folder(folder: Path, limit: int = 0, finder: str = "auto") -> dict:
     """The figures of one set-up folder (see the module's docstring)."""
-    from companion.vision.calibrate import TrayNotFound, classic_die_size, find_tray, measure_die
+    from companion.vision.calibrate import classic_die_size, measure_die
     from companion.vision.spot import PIP_MODEL, PipSpotter, choose_spotter
+    from companion.vision.trayfind import TrayNotFound, find_tray
 
     truth = read_corners(folder / "corners.txt")
     side = float(np.mean(np.linalg.norm(np.roll(truth, -1, axis=0) - truth, axis=1)))

@@ -127,7 +127,7 @@ class TraySetup:
         calibration, when the tray was not found) or ``guess`` (neither: a rectangle to
         drag into place); ``message`` saying which; ``current`` the saved corners or None.
         """
-        from companion.vision.calibrate import TrayNotFound, find_tray
+        from companion.vision.trayfind import TrayNotFound, find_tray
 
         frame, _ = self._latest()
         h, w = frame.shape[:2]
@@ -163,7 +163,8 @@ class TraySetup:
         saying what is wrong, ``NoFrameYet`` without a frame; nothing is then written
         or applied.
         """
-        from companion.vision.calibrate import calibrate, check_corners, clockwise
+        from companion.vision.calibrate import calibrate, check_corners
+        from companion.vision.trayfind import clockwise
 
         points = parse_corner_list(corners)
         frame, _ = self._latest()

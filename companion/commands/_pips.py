@@ -61,8 +61,9 @@ def _eval_pips(args: argparse.Namespace) -> int:
 def _calibrate_tray(args: argparse.Namespace) -> int:
     import cv2
 
-    from companion.vision.calibrate import TrayNotFound, calibrate, draw_calibration
+    from companion.vision.calibrate import calibrate, draw_calibration
     from companion.vision.tray import parse_corners
+    from companion.vision.trayfind import TrayNotFound
 
     frame = cv2.imread(args.image, cv2.IMREAD_COLOR)
     if frame is None:

@@ -4,7 +4,7 @@ Without a calibration the recogniser would read the whole frame, and a camera th
 a table, a cloth or a bar around the tray sees coasters, bottle caps and glasses that the
 spotter and the pip net can take for dice; on a dark bar the frame's light also dims the
 tray's own dice. ``TrayKeeper`` looks for the tray as ``companion calibrate tray`` does
-(``calibrate.find_tray``) and, once a reading confirms it (``confirm``), hands it out as
+(``trayfind.find_tray``) and, once a reading confirms it (``confirm``), hands it out as
 the profile the frame is read in. The camera is fixed, so the tray is not looked for
 again while its four sides are still where they were (the steps in brightness across
 each side, a cheap check per frame: ``side_steps``); when they are not (the camera was
@@ -25,9 +25,9 @@ from dataclasses import replace
 import cv2
 import numpy as np
 
-from companion.vision.calibrate import TrayNotFound, find_tray
 from companion.vision.rectify import TrayView
 from companion.vision.tray import TrayProfile
+from companion.vision.trayfind import TrayNotFound, find_tray
 
 Corners = tuple[tuple[float, float], ...]
 # A frame that showed no tray is looked at again after this many frames of its size.

@@ -188,8 +188,8 @@ def parse_corners(text: str) -> tuple[tuple[float, float], ...]:
 
 def find_floor(frame: np.ndarray) -> tuple[tuple[float, float], ...]:
     """Corners of the tray floor in a frame, clockwise from top-left
-    (``companion.vision.calibrate.find_tray``)."""
-    from companion.vision.calibrate import find_tray
+    (``companion.vision.trayfind.find_tray``)."""
+    from companion.vision.trayfind import find_tray
 
     return find_tray(frame)
 

@@ -14,16 +14,15 @@ from companion.evaluation import LabelledDie, read_image, read_labels
 from companion.synth.render import render_throw
 from companion.synth.scene import SETUPS, compose, surround, write_scenes
 from companion.vision.calibrate import (
-    TrayNotFound,
     calibrate,
     check_corners,
     classic_die_size,
     draw_calibration,
-    find_tray,
     measure_die,
 )
 from companion.vision.spot import KIND_EDGE, load_pip_spotter
 from companion.vision.tray import TrayProfileError, calibrate_tray
+from companion.vision.trayfind import TrayNotFound, find_tray
 
 # Six pip dice drawn on an even floor that fills the "photo" edge to edge, as the tray-a
 # photos do; composed into a set-up's frame its four corners are exactly known.
