@@ -37,21 +37,21 @@ def _old_database(path: Path, version: int = 2) -> None:
 def test_older_logs_get_a_roster_matched_by_name(tmp_path: Path, version: int) -> None:
     path = tmp_path / "old.sqlite3"
     _old_database(path, version)
-    with Store(path, readonly=True) as reader:
-        assert reader.players() == [] and reader.seats() == {}  # a reader never migrates
+    with Store(path, readonly=True) as reader:  # a reader never migrates
+        assert reader.roster.players() == [] and reader.roster.seats() == {}
     with Store(path) as store:
-        players = {p.name: p for p in store.players()}
+        players = {p.name: p for p in store.roster.players()}
         assert sorted(players, key=str.casefold) == ["Anna", "ben", "Cleo"]
         assert all(p.migrated for p in players.values())
         anna, ben, cleo = players["Anna"].id, players["ben"].id, players["Cleo"].id
-        assert store.seats() == {1: {0: anna, 1: ben}, 2: {0: anna, 1: cleo},
+        assert store.roster.seats() == {1: {0: anna, 1: ben}, 2: {0: anna, 1: cleo},
                                  3: {0: ben, 1: cleo}}
     raw = sqlite3.connect(path)
     assert raw.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     raw.close()
     # A second start changes nothing.
     with Store(path) as store:
-        assert len(store.players()) == 3 and len(store.seats()) == 3
+        assert len(store.roster.players()) == 3 and len(store.roster.seats()) == 3
 
 
 def test_rename_and_merge_follow_the_person(table: Table) -> None:
@@ -101,8 +101,8 @@ def test_merges_are_checked(table: Table) -> None:
 
 def test_roster_rows_cannot_be_deleted_and_settlements_cannot_change(tmp_path: Path) -> None:
     with Store(tmp_path / "db.sqlite3") as store:
-        store.add_player("Anna", "", "", 1.0)
-        store.add_settlement("2026-12-01", 1, None, "€", 2, 1.0, "Kim")
+        store.roster.add_player("Anna", "", "", 1.0)
+        store.roster.add_settlement("2026-12-01", 1, None, "€", 2, 1.0, "Kim")
     raw = sqlite3.connect(tmp_path / "db.sqlite3")
     for statement in ("DELETE FROM players", "DELETE FROM settlements",
                       "UPDATE settlements SET amount = 0"):
