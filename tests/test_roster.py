@@ -55,24 +55,24 @@ def test_older_logs_get_a_roster_matched_by_name(tmp_path: Path, version: int) -
 
 
 def test_rename_and_merge_follow_the_person(table: Table) -> None:
-    anna = table.add_player("Anna", "Anni", "red")
-    anne = table.add_player("Anne")
+    anna = table.stammtisch.add_player("Anna", "Anni", "red")
+    anne = table.stammtisch.add_player("Anne")
     game = table.create_game("schocken", {"players": ["anne", "Ben"], "starter": "Ben"}, "1234")
-    assert table.roster()[1]["games"] == 1  # "anne" typed in lower case is Anne
-    table.merge_players(anne, anna)
-    table.update_player(anna, "Anna Berger", "", "blue")
-    roster = table.roster()
+    assert table.stammtisch.roster()[1]["games"] == 1  # "anne" typed in lower case is Anne
+    table.stammtisch.merge_players(anne, anna)
+    table.stammtisch.update_player(anna, "Anna Berger", "", "blue")
+    roster = table.stammtisch.roster()
     assert [(p["name"], p["games"], p["played_as"]) for p in roster] == [
         ("Anna Berger", 1, ["anne"])]
-    assert table.player(anna)["games"][0]["id"] == game
+    assert table.stammtisch.player(anna)["games"][0]["id"] == game
     with pytest.raises(UnknownGame):
-        table.player(anne)  # merged away
+        table.stammtisch.player(anne)  # merged away
     # The name is free again for a new regular, and taken names are refused in any case.
-    table.add_player("Anne")
+    table.stammtisch.add_player("Anne")
     with pytest.raises(StoreError, match="already in the roster"):
-        table.add_player("anna berger")
+        table.stammtisch.add_player("anna berger")
     with pytest.raises(StoreError, match="already in the roster"):
-        table.update_player(anna, "ANNE")
+        table.stammtisch.update_player(anna, "ANNE")
 
 
 @pytest.mark.parametrize("fields", [
@@ -81,22 +81,23 @@ def test_rename_and_merge_follow_the_person(table: Table) -> None:
 ])
 def test_bad_roster_input_is_refused_and_changes_nothing(table: Table, fields: dict) -> None:
     with pytest.raises((TableError, StoreError)):
-        table.add_player(fields.get("name"), fields.get("nickname", ""), fields.get("colour", ""))
-    assert table.roster() == []
+        table.stammtisch.add_player(fields.get("name"), fields.get("nickname", ""),
+                                    fields.get("colour", ""))
+    assert table.stammtisch.roster() == []
 
 
 def test_merges_are_checked(table: Table) -> None:
-    a, b = table.add_player("A1"), table.add_player("B1")
+    a, b = table.stammtisch.add_player("A1"), table.stammtisch.add_player("B1")
     with pytest.raises(StoreError, match="themselves"):
-        table.merge_players(a, a)
+        table.stammtisch.merge_players(a, a)
     with pytest.raises(UnknownGame):
-        table.merge_players(a, 99)
-    c = table.add_player("C1")
-    table.merge_players(a, b)
-    table.merge_players(b, c)  # A1 follows B1 into C1: no chains
-    assert [p["name"] for p in table.roster()] == ["C1"]
+        table.stammtisch.merge_players(a, 99)
+    c = table.stammtisch.add_player("C1")
+    table.stammtisch.merge_players(a, b)
+    table.stammtisch.merge_players(b, c)  # A1 follows B1 into C1: no chains
+    assert [p["name"] for p in table.stammtisch.roster()] == ["C1"]
     with pytest.raises(StoreError, match="merged into"):
-        table.merge_players(a, c)
+        table.stammtisch.merge_players(a, c)
 
 
 def test_roster_rows_cannot_be_deleted_and_settlements_cannot_change(tmp_path: Path) -> None:

@@ -151,7 +151,7 @@ def game_chart_svg(game_id: int) -> Response:
 @bp.get("/players/<int:player_id>/<game>.svg")
 def monthly_svg(player_id: int, game: str) -> Response:
     """A roster player's monthly chart of one game type as an SVG file."""
-    monthly = get_table().player(player_id)["by_month"].get(game)
+    monthly = get_table().stammtisch.player(player_id)["by_month"].get(game)
     if monthly is None:
         abort(404)
     return _svg(monthly_chart(monthly["counter"], monthly["months"]))
