@@ -14,8 +14,8 @@ from flask import Blueprint, Response, redirect, render_template, request, url_f
 
 from companion.web import error_response, get_part, get_table, i18n, keeper
 from companion.web.charts import game_chart
-from companion.web.games import who
 from companion.web.players import columns
+from companion.web.recording import who
 
 bp = Blueprint("evening", __name__)
 
