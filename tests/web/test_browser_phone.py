@@ -274,6 +274,7 @@ def test_german_pages_carry_no_english_words(site, page_of):
     # An engine refusal, through the page's own script, is German too.
     page.goto(f"{site.url}/games/{schocken}")
     become_scorekeeper(page)
+    wait_live(page)  # the page's script is running (DC is defined), not only its HTML
     said = page.evaluate(f"""async () => {{
         const r = await fetch('/games/{schocken}/actions', {{method: 'POST',
           headers: {{'X-CSRF-Token': DC.csrf, 'Accept': 'application/json',
@@ -329,6 +330,7 @@ def test_history_lines_and_refusals_of_every_game_are_worded_in_the_pages_langua
     # Refusals the engines used to say in English only, as the page's script gets them.
     page = page_of(f"{site.url}/games/{bock}?lang=de")
     become_scorekeeper(page)
+    wait_live(page)
 
     def refused(body: str) -> str:
         return page.evaluate("""async ([url, body]) => {
