@@ -387,6 +387,9 @@ def test_a_real_scoreboard_round_by_round_with_the_half_banner_and_the_bock_rank
     assert f"1. Hälfte: {loser} verloren" in banner and "Jetzt beginnt: 2. Hälfte" in banner
     rounds = page.locator("#rounds tr").count() - 1  # less the header row
     assert rounds == len(snap["view"]["rounds"]) > 0
+    # The dice of each round's best throw as digits: glyphs that small cannot be read.
+    best = snap["view"]["rounds"][0]["best"]
+    assert "-".join(map(str, best["dice"])) + " " + best["player"] in page.inner_text("#rounds")
     assert page.locator("#lids-by-half th:has-text('1. Hälfte')").count() == 1
     assert "Handschock" in page.inner_text("#legend")
     bock = site.table.create_game("rockthebock", BOCK_SETUP, PIN, activate=False)
