@@ -542,6 +542,16 @@ def test_an_abrocken_is_corrected_with_the_abrocken_form(site, page_of):
     assert "1 Karte + 0 Songs = 1" in keeper.inner_text("#last-abrocken")
     assert "2 Karten + 1 Song = 3" in keeper.inner_text("#last-abrocken")
     shot(keeper, "phone-wacken-corrected")
+    # A cancelled Abrocken is corrected by band and initiator, each on its own line, the
+    # save button under them (it once sat squeezed beside the initiator's list).
+    site.table.submit(game, {"action": "abrocken_cancelled", "band": "Slayer",
+                             "initiator": "Doro"}, "Kim")
+    keeper.wait_for_selector("#history li[data-version='3'] [data-edit='3']")
+    keeper.click("#history [data-edit='3']")
+    assert keeper.input_value("#edit-band") == "Slayer"
+    initiator = keeper.locator("#edit-initiator").bounding_box()
+    save = keeper.locator("#edit-save").bounding_box()
+    assert save["y"] >= initiator["y"] + initiator["height"]
 
 
 def test_rules_page_in_both_languages_with_the_house_rules_of_the_table(site, page_of):
