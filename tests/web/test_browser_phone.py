@@ -551,7 +551,11 @@ def test_an_abrocken_is_corrected_with_the_abrocken_form(site, page_of):
     assert keeper.input_value("#edit-band") == "Slayer"
     initiator = keeper.locator("#edit-initiator").bounding_box()
     save = keeper.locator("#edit-save").bounding_box()
+    editor = keeper.locator("#editor").bounding_box()
+    # Under the last field and across the form, whatever the names' widths (with short
+    # names it used to share the initiator's line).
     assert save["y"] >= initiator["y"] + initiator["height"]
+    assert save["width"] >= 0.8 * editor["width"], (save, editor)
 
 
 def test_rules_page_in_both_languages_with_the_house_rules_of_the_table(site, page_of):
