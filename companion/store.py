@@ -80,7 +80,6 @@ class GameRecord:
         return self.status == ACTIVE
 
 
-
 class Store:
     """The SQLite event log at ``path`` (created with its schema when new).
 
