@@ -82,7 +82,7 @@ def test_a_backup_while_recording_restores_to_an_identical_database(
 ) -> None:
     store = Store(tmp_path / "live" / "companion.sqlite3")
     table = Table(store, pin_iterations=1000)
-    table.add_player("Anna")
+    table.stammtisch.add_player("Anna")
     stop, games = threading.Event(), []
     writer = threading.Thread(target=_record_games, args=(table, stop, games))
     writer.start()
@@ -167,7 +167,7 @@ def test_restore_of_an_older_backup_migrates_it_and_keeps_the_database_as_it_was
     game = table.create_game("wacken", {"players": ["Ozzy", "Doro"]}, "1234")
     kept = table.restore(old)
     assert [g["game"] for g in table.list_games()] == ["schocken", "rockthebock", "schocken"]
-    assert [p["name"] for p in table.roster()] == ["Anna", "ben", "Cleo"]
+    assert [p["name"] for p in table.stammtisch.roster()] == ["Anna", "ben", "Cleo"]
     # The database as it was before the restore is kept, whole.
     with Store(kept, readonly=True) as previous:
         assert [g.id for g in previous.games()] == [game]

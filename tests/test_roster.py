@@ -37,42 +37,42 @@ def _old_database(path: Path, version: int = 2) -> None:
 def test_older_logs_get_a_roster_matched_by_name(tmp_path: Path, version: int) -> None:
     path = tmp_path / "old.sqlite3"
     _old_database(path, version)
-    with Store(path, readonly=True) as reader:
-        assert reader.players() == [] and reader.seats() == {}  # a reader never migrates
+    with Store(path, readonly=True) as reader:  # a reader never migrates
+        assert reader.roster.players() == [] and reader.roster.seats() == {}
     with Store(path) as store:
-        players = {p.name: p for p in store.players()}
+        players = {p.name: p for p in store.roster.players()}
         assert sorted(players, key=str.casefold) == ["Anna", "ben", "Cleo"]
         assert all(p.migrated for p in players.values())
         anna, ben, cleo = players["Anna"].id, players["ben"].id, players["Cleo"].id
-        assert store.seats() == {1: {0: anna, 1: ben}, 2: {0: anna, 1: cleo},
+        assert store.roster.seats() == {1: {0: anna, 1: ben}, 2: {0: anna, 1: cleo},
                                  3: {0: ben, 1: cleo}}
     raw = sqlite3.connect(path)
     assert raw.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     raw.close()
     # A second start changes nothing.
     with Store(path) as store:
-        assert len(store.players()) == 3 and len(store.seats()) == 3
+        assert len(store.roster.players()) == 3 and len(store.roster.seats()) == 3
 
 
 def test_rename_and_merge_follow_the_person(table: Table) -> None:
-    anna = table.add_player("Anna", "Anni", "red")
-    anne = table.add_player("Anne")
+    anna = table.stammtisch.add_player("Anna", "Anni", "red")
+    anne = table.stammtisch.add_player("Anne")
     game = table.create_game("schocken", {"players": ["anne", "Ben"], "starter": "Ben"}, "1234")
-    assert table.roster()[1]["games"] == 1  # "anne" typed in lower case is Anne
-    table.merge_players(anne, anna)
-    table.update_player(anna, "Anna Berger", "", "blue")
-    roster = table.roster()
+    assert table.stammtisch.roster()[1]["games"] == 1  # "anne" typed in lower case is Anne
+    table.stammtisch.merge_players(anne, anna)
+    table.stammtisch.update_player(anna, "Anna Berger", "", "blue")
+    roster = table.stammtisch.roster()
     assert [(p["name"], p["games"], p["played_as"]) for p in roster] == [
         ("Anna Berger", 1, ["anne"])]
-    assert table.player(anna)["games"][0]["id"] == game
+    assert table.stammtisch.player(anna)["games"][0]["id"] == game
     with pytest.raises(UnknownGame):
-        table.player(anne)  # merged away
+        table.stammtisch.player(anne)  # merged away
     # The name is free again for a new regular, and taken names are refused in any case.
-    table.add_player("Anne")
+    table.stammtisch.add_player("Anne")
     with pytest.raises(StoreError, match="already in the roster"):
-        table.add_player("anna berger")
+        table.stammtisch.add_player("anna berger")
     with pytest.raises(StoreError, match="already in the roster"):
-        table.update_player(anna, "ANNE")
+        table.stammtisch.update_player(anna, "ANNE")
 
 
 @pytest.mark.parametrize("fields", [
@@ -81,28 +81,29 @@ def test_rename_and_merge_follow_the_person(table: Table) -> None:
 ])
 def test_bad_roster_input_is_refused_and_changes_nothing(table: Table, fields: dict) -> None:
     with pytest.raises((TableError, StoreError)):
-        table.add_player(fields.get("name"), fields.get("nickname", ""), fields.get("colour", ""))
-    assert table.roster() == []
+        table.stammtisch.add_player(fields.get("name"), fields.get("nickname", ""),
+                                    fields.get("colour", ""))
+    assert table.stammtisch.roster() == []
 
 
 def test_merges_are_checked(table: Table) -> None:
-    a, b = table.add_player("A1"), table.add_player("B1")
+    a, b = table.stammtisch.add_player("A1"), table.stammtisch.add_player("B1")
     with pytest.raises(StoreError, match="themselves"):
-        table.merge_players(a, a)
+        table.stammtisch.merge_players(a, a)
     with pytest.raises(UnknownGame):
-        table.merge_players(a, 99)
-    c = table.add_player("C1")
-    table.merge_players(a, b)
-    table.merge_players(b, c)  # A1 follows B1 into C1: no chains
-    assert [p["name"] for p in table.roster()] == ["C1"]
+        table.stammtisch.merge_players(a, 99)
+    c = table.stammtisch.add_player("C1")
+    table.stammtisch.merge_players(a, b)
+    table.stammtisch.merge_players(b, c)  # A1 follows B1 into C1: no chains
+    assert [p["name"] for p in table.stammtisch.roster()] == ["C1"]
     with pytest.raises(StoreError, match="merged into"):
-        table.merge_players(a, c)
+        table.stammtisch.merge_players(a, c)
 
 
 def test_roster_rows_cannot_be_deleted_and_settlements_cannot_change(tmp_path: Path) -> None:
     with Store(tmp_path / "db.sqlite3") as store:
-        store.add_player("Anna", "", "", 1.0)
-        store.add_settlement("2026-12-01", 1, None, "€", 2, 1.0, "Kim")
+        store.roster.add_player("Anna", "", "", 1.0)
+        store.roster.add_settlement("2026-12-01", 1, None, "€", 2, 1.0, "Kim")
     raw = sqlite3.connect(tmp_path / "db.sqlite3")
     for statement in ("DELETE FROM players", "DELETE FROM settlements",
                       "UPDATE settlements SET amount = 0"):

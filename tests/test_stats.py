@@ -152,7 +152,7 @@ def _key(table: Table, person: str, entries: dict[str, int]) -> str:
 def _check(table: Table, expected: dict[str, dict[str, Counter]], entries: dict[str, int],
            period: str = "", twins_merged: bool = True,
            seated: dict[str, set[str]] | None = None) -> None:
-    stats = table.statistics(period)["games"]
+    stats = table.stammtisch.statistics(period)["games"]
     for game, people in expected.items():
         for person, counts in people.items():
             if person == "dora" and not twins_merged:
@@ -180,9 +180,9 @@ def test_statistics_equal_a_direct_count_and_survive_rename_and_merge(
     clock = Clock()
     store = Store(tmp_path_factory.mktemp("stats") / "companion.sqlite3")
     table = Table(store, clock=clock, pin_iterations=1000)
-    entries = {person: table.add_player(name) for person, name in REGULARS.items()}
-    entries["dora"] = table.add_player(TWINS[0])
-    entries["doro"] = table.add_player(TWINS[1])
+    entries = {person: table.stammtisch.add_player(name) for person, name in REGULARS.items()}
+    entries["dora"] = table.stammtisch.add_player(TWINS[0])
+    entries["doro"] = table.stammtisch.add_player(TWINS[1])
     expected: dict[str, dict[str, Counter]] = {}
     seated: dict[str, set[str]] = {}
     by_evening: dict[str, dict[str, dict[str, Counter]]] = {}
@@ -190,7 +190,7 @@ def test_statistics_equal_a_direct_count_and_survive_rename_and_merge(
     for game in games:
         if rng.random() < 0.4:
             clock.now += DAY
-        evening = table.current_evening()
+        evening = table.stammtisch.current_evening()
         names = rng.sample(pool, rng.randint(2, 4 if game == "rockthebock" else 3))
         # Regulars are sometimes typed in lower case: still the same roster player.
         names = [n.lower() if n in REGULARS.values() and rng.random() < 0.3 else n
@@ -209,28 +209,29 @@ def test_statistics_equal_a_direct_count_and_survive_rename_and_merge(
     evening, per_game = sorted(by_evening.items())[0]
     if len(by_evening) == 1:
         _check(table, per_game, entries, period=evening, twins_merged=False, seated=seated)
-    assert table.statistics(evening[:4])["games"] == table.statistics()["games"] or \
+    stats = table.stammtisch.statistics
+    assert stats(evening[:4])["games"] == stats()["games"] or \
         len({e[:4] for e in by_evening}) > 1
 
     # Renaming a regular and merging the twins: every count stays where it belongs.
-    table.update_player(entries["anna"], "Anna Berger", "Anni", "red")
-    table.merge_players(entries["doro"], entries["dora"])
+    table.stammtisch.update_player(entries["anna"], "Anna Berger", "Anni", "red")
+    table.stammtisch.merge_players(entries["doro"], entries["dora"])
     _check(table, expected, entries)
     _check(table, per_game, entries, period=evening)
-    names = table.statistics()["names"]
+    names = table.stammtisch.statistics()["names"]
     assert names[f"p{entries['anna']}"] == "Anna Berger"
     assert f"p{entries['doro']}" not in names
     # The same history read by a fresh Table (a restart) folds to the same numbers.
-    assert Table(store).statistics()["games"] == table.statistics()["games"]
+    assert Table(store).stammtisch.statistics()["games"] == table.stammtisch.statistics()["games"]
     store.close()
 
 
 def test_wacken_wristbands_and_winners_are_counted(table: Table) -> None:
     log = (Path(__file__).parents[1] / "fixtures/games/wacken-seed.jsonl").read_text()
-    table.add_player("Anna")
+    table.stammtisch.add_player("Anna")
     table.import_log(log, "1234")
     table.import_log(log, "1234")
-    stats = table.statistics()["games"]["wacken"]
+    stats = table.stammtisch.statistics()["games"]["wacken"]
     game = table.snapshot(1)["standings"]
     anna = next(p for p in game["players"] if p["name"] == "Anna")
     assert stats["p1"]["games"] == 2
@@ -258,7 +259,7 @@ def test_hidden_games_do_not_count(table: Table) -> None:
     game_id = table.create_game("schocken", setup, "1234")
     table.submit(game_id, {"action": "throw", "player": "Anna", "throws": 1,
                            "dice": [1, 1, 1], "hand": True}, "Kim")
-    assert table.statistics()["games"]["schocken"]["g:Anna"]["schock_aus"] == 1
+    assert table.stammtisch.statistics()["games"]["schocken"]["g:Anna"]["schock_aus"] == 1
     table.hide(game_id)
-    assert table.statistics()["games"]["schocken"] == {}
-    assert list(itertools.chain(*table.statistics()["games"].values())) == []
+    assert table.stammtisch.statistics()["games"]["schocken"] == {}
+    assert list(itertools.chain(*table.stammtisch.statistics()["games"].values())) == []

@@ -6,7 +6,8 @@ the registry sees it (:class:`companion.games.GameRules`):
 - :mod:`schocken_throws` -- the throw values and THE ranking;
 - :mod:`schocken_rules` -- the house-rule flags;
 - :mod:`schocken_codec` -- the setup and the events, and their log lines;
-- :mod:`schocken_engine` -- the state and :func:`apply`, folding one event in;
+- :mod:`schocken_state` -- the state between two events, and :func:`start`;
+- :mod:`schocken_engine` -- :func:`apply`, checking one event and folding it in;
 - :mod:`schocken_view` -- the standings and the dashboard's live view;
 - :mod:`schocken_text` -- the history line of each event.
 
@@ -51,7 +52,9 @@ from companion.games.schocken_codec import (
     event_from_dict,
     event_to_dict,
 )
-from companion.games.schocken_engine import (
+from companion.games.schocken_engine import apply, ranked_entries
+from companion.games.schocken_rules import RULE_FLAGS, Rules
+from companion.games.schocken_state import (
     FINALE,
     Entry,
     Part,
@@ -59,12 +62,9 @@ from companion.games.schocken_engine import (
     RoundResult,
     State,
     TabEntry,
-    apply,
     is_over,
-    ranked_entries,
     start,
 )
-from companion.games.schocken_rules import RULE_FLAGS, Rules
 from companion.games.schocken_text import describe
 from companion.games.schocken_throws import (
     Throw,

@@ -1,222 +1,32 @@
-"""Schocken's engine: the state of a game and :func:`apply`, which checks one event and
-folds it in (rounds, Deckel, halves, Finale -- RULES.md section 1).
+"""Schocken's engine: :func:`apply` checks one event against the state and folds it in
+(rounds, Deckel, halves, Finale -- RULES.md section 1).
 
-Pure: frozen state, frozen events (:mod:`schocken_codec`); :func:`apply` never changes
-the state it is given and raises :class:`IllegalAction` with the reason.
+Pure: frozen state (:mod:`schocken_state`), frozen events (:mod:`schocken_codec`);
+:func:`apply` never changes the state it is given and raises :class:`IllegalAction`
+with the reason.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import replace
 
 from companion.games.errors import IllegalAction
-from companion.games.schocken_codec import Event, Setup, ThrowRecorded, ThrowRevealed
+from companion.games.schocken_codec import Event, ThrowRecorded, ThrowRevealed
 from companion.games.schocken_rules import Rules
+from companion.games.schocken_state import (
+    FINALE,
+    Entry,
+    PlayerStats,
+    RoundResult,
+    State,
+    TabEntry,
+    start_part,
+    takes_part,
+    turn_order,
+)
 from companion.games.schocken_throws import Throw, classify, rank_throws
 
-__all__ = [
-    "FINALE",
-    "Entry",
-    "Part",
-    "PlayerStats",
-    "RoundResult",
-    "State",
-    "TabEntry",
-    "apply",
-    "deckel_move",
-    "is_over",
-    "ranked_entries",
-    "start",
-]
-
-FINALE = "finale"
-
-Part = int | str  # 1, 2 or FINALE
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One player's turn in the current round (``throw`` None while hidden)."""
-
-    player: str
-    throws: int
-    throw: Throw | None
-    turned: int = 0
-
-
-@dataclass(frozen=True)
-class PlayerStats:
-    """What the table wants to know about one player after the game."""
-
-    halves_lost: int = 0
-    finale_lost: int = 0
-    schock_aus: int = 0
-    schocks: int = 0
-    handschocks: int = 0
-    generals: int = 0
-    strassen: int = 0
-    deckel_received: int = 0
-    rounds_lost: int = 0
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-able, with the Handschock rate (None before the first Schock)."""
-        rate = round(self.handschocks / self.schocks, 3) if self.schocks else None
-        return {
-            "halves_lost": self.halves_lost,
-            "finale_lost": self.finale_lost,
-            "schock_aus": self.schock_aus,
-            "schocks": self.schocks,
-            "handschocks": self.handschocks,
-            "handschock_rate": rate,
-            "generals": self.generals,
-            "strassen": self.strassen,
-            "deckel_received": self.deckel_received,
-            "rounds_lost": self.rounds_lost,
-        }
-
-
-@dataclass(frozen=True)
-class RoundResult:
-    """A finished round: the ranking and where the Deckel went."""
-
-    part: Part
-    number: int
-    phase: int
-    ranking: tuple[Entry, ...]
-    deckel: int
-    source: str  # "middle", the giving player's name, or "schock_aus"
-    loser: str
-    ended_part: bool
-    starter: str | None = None
-
-
-@dataclass(frozen=True)
-class TabEntry:
-    """One line of the club tab: who owes for which lost half."""
-
-    player: str
-    part: Part
-    amount: int | float
-
-
-@dataclass(frozen=True)
-class State:
-    """Everything about a Schocken game at one moment; replaying its events rebuilds it."""
-
-    setup: Setup
-    part: Part
-    half_players: tuple[str, ...]
-    deckel: tuple[int, ...]
-    middle: int
-    phase: int
-    round_number: int
-    starter: str | None
-    turn_order: tuple[str, ...]
-    entries: tuple[Entry, ...]
-    half_losers: tuple[str, ...]
-    game_loser: str | None
-    durchmarsch: bool
-    stats: tuple[PlayerStats, ...]
-    tab: tuple[TabEntry, ...]
-    last_round: RoundResult | None
-    rounds_played: int
-    rounds: tuple[RoundResult, ...] = ()  # every finished round, for the scoreboard
-
-    @property
-    def rules(self) -> Rules:
-        """The house rules in force."""
-        return self.setup.rules
-
-    def deckel_of(self, player: str) -> int:
-        """How many Deckel ``player`` holds."""
-        return self.deckel[self.setup.players.index(player)]
-
-    @property
-    def to_throw(self) -> str | None:
-        """Who throws next (None while a reveal is awaited or the game is over)."""
-        if self.game_loser is not None or len(self.entries) == len(self.turn_order):
-            return None
-        return self.turn_order[len(self.entries)]
-
-    @property
-    def awaiting_reveal(self) -> str | None:
-        """The first player whose hidden throw must be revealed to end the round, if any."""
-        if (
-            self.game_loser is None
-            and self.entries
-            and len(self.entries) == len(self.turn_order)
-            and self.entries[0].throw is None
-        ):
-            return self.entries[0].player
-        return None
-
-    @property
-    def throw_limit(self) -> int | None:
-        """Throws each later player may use this round (None until the first player threw)."""
-        return self.entries[0].throws if self.entries else None
-
-
-def _takes_part(state_setup: Setup, half_players: tuple[str, ...], deckel: tuple[int, ...],
-                phase: int) -> tuple[str, ...]:
-    if phase == 1 or state_setup.rules.reentry:
-        return half_players
-    seats = state_setup.players
-    return tuple(p for p in half_players if deckel[seats.index(p)] > 0)
-
-
-def _turn_order(setup: Setup, starter: str, players: tuple[str, ...]) -> tuple[str, ...]:
-    seats = setup.players
-    first = seats.index(starter)
-    around = seats[first:] + seats[:first]
-    return tuple(p for p in around if p in players)
-
-
-def _start_part(state: State, part: Part, players: tuple[str, ...], starter: str) -> State:
-    """All Deckel back in the middle; ``players`` take part; ``starter`` throws first."""
-    deckel = (0,) * len(state.setup.players)
-    return replace(
-        state,
-        part=part,
-        half_players=players,
-        deckel=deckel,
-        middle=state.rules.deckel,
-        phase=1,
-        round_number=1,
-        starter=starter,
-        turn_order=_turn_order(state.setup, starter, players),
-        entries=(),
-    )
-
-
-def start(setup: Setup) -> State:
-    """The game before the first throw: half 1, all Deckel in the middle."""
-    blank = State(
-        setup=setup,
-        part=1,
-        half_players=setup.players,
-        deckel=(0,) * len(setup.players),
-        middle=setup.rules.deckel,
-        phase=1,
-        round_number=1,
-        starter=setup.starter,
-        turn_order=(),
-        entries=(),
-        half_losers=(),
-        game_loser=None,
-        durchmarsch=False,
-        stats=(PlayerStats(),) * len(setup.players),
-        tab=(),
-        last_round=None,
-        rounds_played=0,
-    )
-    return _start_part(blank, 1, setup.players, setup.starter)
-
-
-def is_over(state: State) -> bool:
-    """True once the game has a loser."""
-    return state.game_loser is not None
-
+__all__ = ["apply", "deckel_move", "ranked_entries"]
 
 
 # ---------------------------------------------------------------------------
@@ -427,9 +237,9 @@ def _resolve_round(state: State) -> State:
     if ended:
         return _end_part(state, loser)
     phase = 1 if middle > 0 else 2
-    players = _takes_part(state.setup, state.half_players, state.deckel, phase)
+    players = takes_part(state.setup, state.half_players, state.deckel, phase)
     return replace(state, phase=phase, round_number=state.round_number + 1, starter=loser,
-                   turn_order=_turn_order(state.setup, loser, players))
+                   turn_order=turn_order(state.setup, loser, players))
 
 
 def _end_part(state: State, loser: str) -> State:
@@ -445,14 +255,14 @@ def _end_part(state: State, loser: str) -> State:
     state = replace(state, stats=_with_stats(state, loser, stats), tab=tab)
     if state.part == 1:
         state = replace(state, half_losers=(loser,))
-        return _start_part(state, 2, state.setup.players, loser)
+        return start_part(state, 2, state.setup.players, loser)
     if state.part == 2:
         first = state.half_losers[0]
         state = replace(state, half_losers=(first, loser))
         if first == loser:
             return _game_over(replace(state, durchmarsch=True), loser)
         finalists = tuple(p for p in state.setup.players if p in (first, loser))
-        return _start_part(state, FINALE, finalists, loser)
+        return start_part(state, FINALE, finalists, loser)
     return _game_over(state, loser)
 
 

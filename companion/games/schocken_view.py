@@ -10,17 +10,9 @@ from typing import Any
 
 from companion.games.phrase import Phrase
 from companion.games.schocken_codec import NAME
-from companion.games.schocken_engine import (
-    FINALE,
-    Entry,
-    Part,
-    RoundResult,
-    State,
-    deckel_move,
-    is_over,
-    ranked_entries,
-)
+from companion.games.schocken_engine import deckel_move, ranked_entries
 from companion.games.schocken_rules import RULE_FLAGS, Rules
+from companion.games.schocken_state import FINALE, Entry, Part, RoundResult, State, is_over
 from companion.games.schocken_throws import classify, hand_matters
 
 __all__ = ["WARN_ABOVE", "standings", "view"]

@@ -20,8 +20,9 @@ then the active game or None, ``version`` counts pictures); see :mod:`.notices`.
 This package's modules, one job each: :mod:`.checks` (names and sizes a person may
 give), :mod:`.pins` (scorekeeper PINs), :mod:`.notices` (pub/sub), :mod:`.folds` (the
 fold cache and snapshots), :mod:`.devices` (camera picture, button, status),
-:mod:`.stammtisch` (roster, statistics, evenings, the tab). The :class:`Table` here is
-the facade over them.
+:mod:`.stammtisch` (roster, statistics, evenings, the tab: :attr:`Table.stammtisch`),
+:mod:`.safekeeping` (restoring a backup without losing what was there). The
+:class:`Table` here is the facade over them.
 """
 
 from __future__ import annotations
@@ -30,10 +31,9 @@ import json
 import threading
 import time
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any
 
-from companion.backup import check_backup, restore, write_backup
+from companion.backup import write_backup
 from companion.domain.csvexport import format_csv
 from companion.domain.entry import CORRECT, UNDO, Entry
 from companion.domain.fold import Fold, fold_entries, parse_action
@@ -41,7 +41,6 @@ from companion.domain.gamelog import format_log, read_log
 from companion.games import ParseError
 from companion.registry import GAMES, Registry
 from companion.store import (
-    CorruptEntry,
     DuplicateVersion,
     Store,
     StoreError,
@@ -62,6 +61,7 @@ from companion.table.devices import Devices
 from companion.table.folds import FoldCache
 from companion.table.notices import Notices, Subscription
 from companion.table.pins import PIN_ITERATIONS, PinError, hash_pin, pin_matches
+from companion.table.safekeeping import restore_keeping
 from companion.table.stammtisch import Stammtisch
 from companion.wording import file_catalogue, word
 
@@ -109,6 +109,11 @@ class Table:
         """The games this table knows (the dashboard offers them)."""
         return self._games
 
+    @property
+    def stammtisch(self) -> Stammtisch:
+        """The roster of regulars, statistics, evenings and the tab (:mod:`.stammtisch`)."""
+        return self._stammtisch
+
     # -- games -----------------------------------------------------------------
 
     def list_games(self, *, include_removed: bool = False) -> list[dict[str, Any]]:
@@ -122,22 +127,7 @@ class Table:
             for record in self._store.games():
                 if record.hidden and not include_removed:
                     continue
-                row: dict[str, Any] = {
-                    "id": record.id,
-                    "game": record.game,
-                    "created": record.created,
-                    "status": record.status,
-                    "active": record.active,
-                }
-                try:
-                    _, fold = self._folds.get(record.id)
-                except CorruptEntry as exc:
-                    row.update(players=[], version=None, over=None, error=str(exc))
-                else:
-                    row.update(
-                        players=player_names(fold.setup), version=fold.version, over=fold.over
-                    )
-                rows.append(row)
+                rows.append(self._folds.listing(record))
             return rows
 
     def create_game(
@@ -375,8 +365,6 @@ class Table:
         the event log), so a restore never loses a confirmed score. Returns that copy's
         path. Raises StoreError, changing nothing, for a file that is not a backup.
         """
-        check_backup(path)
-
         def rebuildable(candidate: Store) -> None:
             broken = [g for g in Table(candidate, games=self._games).list_games(
                 include_removed=True) if "error" in g]
@@ -385,24 +373,11 @@ class Table:
                                  f"({broken[0]['error']}); nothing was restored")
 
         with self._lock:
-            kept = None
-            if str(self._store.path) != ":memory:":
-                folder = Path(keep_dir) if keep_dir else self._store.path.parent / "backups"
-                folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-                stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime(self._clock()))
-                target = folder / f"before-restore-{stamp}.sqlite3"
-                number = 1
-                while target.exists():
-                    number += 1
-                    target = folder / f"before-restore-{stamp}-{number}.sqlite3"
-                write_backup(self._store, target)
-                kept = str(target)
-            restore(self._store, path, verify=rebuildable)
+            kept = restore_keeping(self._store, path, self._clock(), keep_dir, rebuildable)
             self._folds.clear()
             for record in self._store.games():
                 self._publish(record.id, self._store.latest_version(record.id), "imported")
             return kept
-
 
     # -- notices -------------------------------------------------------------
 
@@ -458,50 +433,3 @@ class Table:
     def tray_setup(self) -> Any | None:
         """The companion's tray calibration, or None when no camera runs."""
         return self._devices.tray_setup()
-
-    # -- the Stammtisch (companion.table.stammtisch) ------------------------------
-
-    def roster_names(self) -> list[str]:
-        """The roster's names, for offering them where a game is set up (cheap: no folds)."""
-        return self._stammtisch.roster_names()
-
-    def roster(self) -> list[dict[str, Any]]:
-        """The roster by name: id, key, name, nickname, colour, migrated, games, played_as."""
-        return self._stammtisch.roster()
-
-    def add_player(self, name: object, nickname: object = "", colour: object = "") -> int:
-        """Put a regular on the roster; return their id (TableError/StoreError if refused)."""
-        return self._stammtisch.add_player(name, nickname, colour)
-
-    def update_player(self, player_id: int, name: object, nickname: object = "",
-                      colour: object = "") -> None:
-        """Rename a roster player (or change nickname/colour); their games stay theirs."""
-        self._stammtisch.update_player(player_id, name, nickname, colour)
-
-    def merge_players(self, source: int, target: int) -> None:
-        """Two roster entries are one person: ``source``'s games count for ``target``."""
-        self._stammtisch.merge_players(source, target)
-
-    def statistics(self, period: str | None = None) -> dict[str, Any]:
-        """Counters per game type and player over the games in ``period``."""
-        return self._stammtisch.statistics(period)
-
-    def player(self, player_id: int) -> dict[str, Any]:
-        """One roster player: record, counters per game type, halves lost per month, games."""
-        return self._stammtisch.player(player_id)
-
-    def evenings(self) -> list[dict[str, Any]]:
-        """The evenings with games, newest first: ``{"evening", "games"}``."""
-        return self._stammtisch.evenings()
-
-    def current_evening(self) -> str:
-        """The evening it is now (by the table's clock)."""
-        return self._stammtisch.current_evening()
-
-    def evening(self, evening: str) -> dict[str, Any]:
-        """One evening: its games with standings, statistics, and the tab with what is paid."""
-        return self._stammtisch.evening(evening)
-
-    def settle(self, evening: str, key: str, unit: str, who: str) -> dict[str, Any]:
-        """Record that ``key`` paid their open tab in ``unit`` for ``evening``; the new tab."""
-        return self._stammtisch.settle(evening, key, unit, who)

@@ -59,6 +59,19 @@ class FoldCache:
         self._folds.clear()
         self._snapshots.clear()
 
+    def listing(self, record: GameRecord) -> dict[str, Any]:
+        """The game's row of the list: id, game, created, status, active, players, version,
+        over; a game whose log cannot be rebuilt has an ``error`` instead."""
+        row: dict[str, Any] = {"id": record.id, "game": record.game, "created": record.created,
+                               "status": record.status, "active": record.active}
+        try:
+            _, fold = self.get(record.id)
+        except CorruptEntry as exc:
+            row.update(players=[], version=None, over=None, error=str(exc))
+        else:
+            row.update(players=player_names(fold.setup), version=fold.version, over=fold.over)
+        return row
+
     def snapshot_json(self, record: GameRecord, fold: Fold) -> str:
         """:func:`snapshot` as JSON text, made again only when the fold or status changed."""
         cached = self._snapshots.get(record.id)

@@ -76,13 +76,13 @@ class Stammtisch:
 
     def roster_seats(self, names: list[str]) -> dict[int, int]:
         """Seats whose name is a roster player's (any case); the others are guests."""
-        by_name = {p.name.casefold(): p.id for p in self._store.players()}
+        by_name = {p.name.casefold(): p.id for p in self._store.roster.players()}
         return {seat: by_name[name.casefold()] for seat, name in enumerate(names)
                 if name.casefold() in by_name}
 
     def roster_names(self) -> list[str]:
         """The roster's names, for offering them where a game is set up (cheap: no folds)."""
-        return [p.name for p in self._store.players()]
+        return [p.name for p in self._store.roster.players()]
 
     def roster(self) -> list[dict[str, Any]]:
         """The roster by name: id, key, name, nickname, colour, migrated, games, played_as."""
@@ -99,7 +99,7 @@ class Stammtisch:
                 {"id": p.id, "key": f"p{p.id}", "name": p.name, "nickname": p.nickname,
                  "colour": p.colour, "migrated": p.migrated, "games": games.get(p.id, 0),
                  "played_as": sorted(played_as.get(p.id, set()) - {p.name})}
-                for p in self._store.players()
+                for p in self._store.roster.players()
             ]
 
     @staticmethod
@@ -116,23 +116,23 @@ class Stammtisch:
         """Put a regular on the roster; return their id (TableError/StoreError if refused)."""
         fields = self._player_fields(name, nickname, colour)
         with self._lock:
-            return self._store.add_player(*fields, self._clock())
+            return self._store.roster.add_player(*fields, self._clock())
 
     def update_player(self, player_id: int, name: object, nickname: object = "",
                       colour: object = "") -> None:
         """Rename a roster player (or change nickname/colour); their games stay theirs."""
         fields = self._player_fields(name, nickname, colour)
         with self._lock:
-            self._store.update_player(player_id, *fields)
+            self._store.roster.update_player(player_id, *fields)
 
     def merge_players(self, source: int, target: int) -> None:
         """Two roster entries are one person: ``source``'s games count for ``target``."""
         with self._lock:
-            self._store.merge_players(source, target)
+            self._store.roster.merge_players(source, target)
 
     def _played(self) -> list[Played]:
         """Every listed game whose log can be rebuilt, with its seats' player keys."""
-        seats = self._store.seats()
+        seats = self._store.roster.seats()
         result = []
         for record in self._store.games():
             if record.hidden:
@@ -148,7 +148,7 @@ class Stammtisch:
         return result
 
     def _labels(self, played: list[Played]) -> dict[str, str]:
-        labels = {f"p{p.id}": p.name for p in self._store.players()}
+        labels = {f"p{p.id}": p.name for p in self._store.roster.players()}
         for game in played:
             for key in game.keys:
                 if key.startswith("g:"):
@@ -170,7 +170,7 @@ class Stammtisch:
     def player(self, player_id: int) -> dict[str, Any]:
         """One roster player: record, counters per game type, halves lost per month, games."""
         with self._lock:
-            found = next((p for p in self._store.players() if p.id == player_id), None)
+            found = next((p for p in self._store.roster.players() if p.id == player_id), None)
             if found is None:
                 raise UnknownGame(f"there is no roster player {player_id} (merged or never added)")
             key = f"p{player_id}"
@@ -206,7 +206,7 @@ class Stammtisch:
             labels = self._labels(played)
             owed = tab_owed(played)
             paid: dict[tuple[str, str], float] = {}
-            for settled in self._store.settlements():
+            for settled in self._store.roster.settlements():
                 if settled.evening != evening:
                     continue
                 key = f"p{settled.player_id}" if settled.player_id is not None \
@@ -242,7 +242,7 @@ class Stammtisch:
                 raise TableError("nothing is open on this tab for that player and unit; "
                                  "reload the evening page")
             player_id = int(match.group(1)) if match.group(1) else None
-            self._store.add_settlement(evening, player_id, match.group(2), unit, row["open"],
+            self._store.roster.add_settlement(evening, player_id, match.group(2), unit, row["open"],
                                        self._clock(), who)
             self._publish(None, 0, "settled")
             return self.evening(evening)

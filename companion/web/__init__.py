@@ -72,9 +72,20 @@ def create_app(
     security.init_app(app)
     _register_error_handlers(app)
 
-    from companion.web import backup, camera, charts, evening, export, games, live, players, status
+    from companion.web import (
+        backup,
+        camera,
+        charts,
+        evening,
+        export,
+        games,
+        live,
+        players,
+        recording,
+        status,
+    )
 
-    for module in (games, live, camera, export):
+    for module in (games, recording, live, camera, export):
         app.register_blueprint(module.bp)
     # Each game's own part, as the table's registry names it (a new game brings its own).
     parts = {game.name: game.web() for game in table.games if game.web is not None}

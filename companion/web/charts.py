@@ -27,9 +27,24 @@ WIDTH, HEIGHT = 360, 220
 LEFT, RIGHT, TOP, BOTTOM = 34, 10, 26, 30
 
 
-def _ticks(top: float) -> list[int]:
-    step = max(1, -(-int(top) // 5))
-    return list(range(0, int(top) + step, step))
+def _step(span: float) -> int:
+    """The distance between two labelled lines: at most six lines over ``span``."""
+    return max(1, -(-int(span) // 5))
+
+
+def _legend_rows(players: Sequence[str]) -> list[list[tuple[int, str, float]]]:
+    """The legend below the title, as rows of (player index, label, x) that fit the width."""
+    rows: list[list[tuple[int, str, float]]] = [[]]
+    x = 10.0
+    for p, name in enumerate(players):
+        label = str(name)[:12]
+        width = 22 + 6.2 * len(label) + 10  # line sample, name, gap
+        if x + width > WIDTH - RIGHT and rows[-1]:
+            rows.append([])
+            x = 10.0
+        rows[-1].append((p, label, x))
+        x += width
+    return rows
 
 
 def line_chart(title: str, players: Sequence[str], series: Sequence[Sequence[float]],
@@ -41,18 +56,23 @@ def line_chart(title: str, players: Sequence[str], series: Sequence[Sequence[flo
         return Markup("".join(parts) + "</svg>")
     low = min(0, *(v for row in series for v in row))
     high = max(1, *(v for row in series for v in row))
-    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    # The top line is a labelled one, so no line runs above the highest number shown.
+    step = _step(high - low)
+    high = low + step * -(-(high - low) // step)
+    # Each player's colour and dash under the title, on as many rows as the names need
+    # (beside the title they ran into it on a phone).
+    rows = _legend_rows(players)
+    top = TOP + 14 * len(rows)
+    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - top - BOTTOM
     rounds = len(series)
 
     def x(i: int) -> float:
         return LEFT + (plot_w * i / (rounds - 1) if rounds > 1 else plot_w / 2)
 
     def y(v: float) -> float:
-        return TOP + plot_h * (high - v) / (high - low)
+        return top + plot_h * (high - v) / (high - low)
 
-    for tick in [t + int(low) for t in _ticks(high - low)]:
-        if tick > high:
-            continue
+    for tick in range(int(low), int(high) + 1, step):
         parts.append(f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y(tick):.1f}" '
                      f'y2="{y(tick):.1f}" stroke="#323a45" stroke-width="1"/>'
                      f'<text x="{LEFT - 4}" y="{y(tick) + 4:.1f}" text-anchor="end" '
@@ -65,7 +85,7 @@ def line_chart(title: str, players: Sequence[str], series: Sequence[Sequence[flo
         parts.append(f'<polyline class="series" data-player="{escape(name)}" fill="none" '
                      f'stroke="{colour}" stroke-width="2.5" stroke-dasharray="{dash}" '
                      f'points="{points}"><title>{escape(name)}</title></polyline>')
-    parts.append(_legend(players))
+    parts.append(_legend(rows))
     return Markup("".join(parts) + "</svg>")
 
 
@@ -109,18 +129,17 @@ def _note(text: str) -> str:
             f'font-size="13" fill="#9aa6b2">{escape(text)}</text>')
 
 
-def _legend(players: Sequence[str]) -> str:
+def _legend(rows: list[list[tuple[int, str, float]]]) -> str:
     items = []
-    x = WIDTH - RIGHT
-    for p, name in reversed(list(enumerate(players))):
-        label = str(name)[:10]
-        x -= 14 + 7 * len(label)
-        colour = PALETTE[p % len(PALETTE)]
-        items.append(f'<rect x="{x:.0f}" y="8" width="10" height="10" fill="{colour}"/>'
-                     f'<text x="{x + 12:.0f}" y="17" font-size="10" fill="#eef1f4">'
-                     f'{escape(label)}</text>')
-    # Too many names for the title line: the <title> of each line still names it.
-    return "".join(items) if x > 150 else ""
+    for r, row in enumerate(rows):
+        y = TOP + 14 * r + 2
+        for p, label, x in row:
+            colour, dash = PALETTE[p % len(PALETTE)], DASHES[p % len(DASHES)]
+            items.append(f'<line x1="{x:.0f}" x2="{x + 18:.0f}" y1="{y:.0f}" y2="{y:.0f}" '
+                         f'stroke="{colour}" stroke-width="2.5" stroke-dasharray="{dash}"/>'
+                         f'<text class="legend" x="{x + 22:.0f}" y="{y + 4:.0f}" font-size="11" '
+                         f'fill="#eef1f4">{escape(label)}</text>')
+    return "".join(items)
 
 
 def game_chart(game_id: int) -> Markup | None:
@@ -151,7 +170,7 @@ def game_chart_svg(game_id: int) -> Response:
 @bp.get("/players/<int:player_id>/<game>.svg")
 def monthly_svg(player_id: int, game: str) -> Response:
     """A roster player's monthly chart of one game type as an SVG file."""
-    monthly = get_table().player(player_id)["by_month"].get(game)
+    monthly = get_table().stammtisch.player(player_id)["by_month"].get(game)
     if monthly is None:
         abort(404)
     return _svg(monthly_chart(monthly["counter"], monthly["months"]))

@@ -14,8 +14,8 @@ from flask import Blueprint, Response, redirect, render_template, request, url_f
 
 from companion.web import error_response, get_part, get_table, i18n, keeper
 from companion.web.charts import game_chart
-from companion.web.games import who
 from companion.web.players import columns
+from companion.web.recording import who
 
 bp = Blueprint("evening", __name__)
 
@@ -23,17 +23,19 @@ bp = Blueprint("evening", __name__)
 @bp.get("/evening")
 def tonight() -> Any:
     """This evening's page."""
-    return redirect(url_for("evening.evening_page", evening=get_table().current_evening()))
+    tonight = get_table().stammtisch.current_evening()
+    return redirect(url_for("evening.evening_page", evening=tonight))
 
 
 def _page(evening: str, template: str, **extra: Any) -> str:
     table = get_table()
-    data = table.evening(evening)
+    data = table.stammtisch.evening(evening)
     charts = {game["id"]: game_chart(game["id"]) for game in data["games"]}
     results = {game["id"]: _result(game) for game in data["games"]}
     return render_template(template, data=data, charts=charts, summary=summary_text(data),
                            results=results, columns=columns,
-                           evenings=table.evenings(), may_change=keeper.may_change(), **extra)
+                           evenings=table.stammtisch.evenings(), may_change=keeper.may_change(),
+                           **extra)
 
 
 @bp.get("/evening/<evening>")
@@ -51,7 +53,7 @@ def evening_print(evening: str) -> str:
 @bp.get("/evening/<evening>/summary.txt")
 def evening_text(evening: str) -> Response:
     """The evening's summary as plain text, to paste into the table's chat."""
-    text = summary_text(get_table().evening(evening))
+    text = summary_text(get_table().stammtisch.evening(evening))
     return Response(text, mimetype="text/plain", headers={"Cache-Control": "no-store"})
 
 
@@ -61,7 +63,8 @@ def settle(evening: str) -> Any:
     refusal = keeper.refusal()
     if refusal is not None:
         return error_response(*refusal)
-    get_table().settle(evening, request.form.get("key", ""), request.form.get("unit", ""), who())
+    get_table().stammtisch.settle(evening, request.form.get("key", ""),
+                                  request.form.get("unit", ""), who())
     return redirect(url_for("evening.evening_page", evening=evening) + "#tab", 303)
 
 

@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 import segno
 from flask import Blueprint, Response, current_app, render_template, request
 
-from companion.web import get_settings, get_table
+from companion.web import error_response, get_settings, get_table, i18n
 
 bp = Blueprint("export", __name__)
 
@@ -142,7 +142,18 @@ def join() -> str:
     return render_template("join.html", urls=urls, svg=qr_svg(urls[0]))
 
 
+@bp.app_template_global("phone_url")
+def phone_url() -> str | None:
+    """The address phones at the table can open (the QR code's), or None on loopback only."""
+    urls = _urls_for_phones()
+    return urls[0] if urls else None
+
+
 @bp.get("/join/qr.svg")
 def join_qr() -> Response:
-    """The QR code alone (for the big screen)."""
-    return Response(qr_svg(_url_for_phones()), mimetype="image/svg+xml")
+    """The QR code alone (for the big screen); 404 when phones cannot reach the companion
+    (a code of a loopback address would open nothing on a phone)."""
+    url = phone_url()
+    if url is None:
+        return error_response(404, i18n._("join_loopback"))
+    return Response(qr_svg(url), mimetype="image/svg+xml")

@@ -1,10 +1,10 @@
-"""Game setup, the game pages, and the scorekeeper's generic actions.
+"""Setting a game up and showing it: the game list, a new game, a game's pages, the PIN.
 
-Routes: the game list (``/``), a new game (``/games/new``), a game's phone page, its
-big-screen table view and its history; unlocking with the PIN; activate/archive;
-submitting an action, undo and correction. Each game's own part (:class:`WebPart`, from
-the registry) turns its setup form into the engine's setup dict and draws its score;
-every rule check happens in the engine via the Table.
+Routes: the game list (``/``), the rules (``/rules``), a new game (``/games/new``), a
+game's phone page, its big-screen table view and its history; unlocking with the PIN and
+locking again. Each game's own part (:class:`WebPart`, from the registry) turns its setup
+form into the engine's setup dict and draws its score. What a scorekeeper changes goes
+through :mod:`.recording`; the template helpers that word rules and names are here too.
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ from flask import (
     url_for,
 )
 
-from companion.games.parsing import read_json
 from companion.table import WHO_MAX, check_name
 from companion.web import (
     error_response,
@@ -44,7 +43,6 @@ from companion.web.security import (
     is_unlocked,
     pin_throttle,
     remember_unlocked,
-    scorekeeper_required,
     session_id,
 )
 
@@ -76,11 +74,6 @@ def _form_value(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
-
-
-def who() -> str:
-    """The name recorded in the history for actions from this browser."""
-    return session.get("who") or i18n.translate("en", "scorekeeper")
 
 
 @bp.app_context_processor
@@ -279,98 +272,10 @@ def lock(game_id: int) -> Any:
     return redirect(url_for("games.game_page", game_id=game_id))
 
 
-@bp.post("/games/<int:game_id>/activate")
-@scorekeeper_required
-def activate(game_id: int) -> Any:
-    """Make the game the table's active one (resume it)."""
-    get_table().activate(game_id)
-    return redirect(url_for("games.game_page", game_id=game_id))
-
-
-@bp.post("/games/<int:game_id>/archive")
-@scorekeeper_required
-def archive(game_id: int) -> Any:
-    """Put the game away (end it at the table); it stays readable, exportable, resumable."""
-    get_table().archive(game_id)
-    return redirect(url_for("games.game_page", game_id=game_id))
-
-
-@bp.post("/games/<int:game_id>/remove")
-def remove(game_id: int) -> Any:
-    """Take a junk game off the list: for its own scorekeeper or the table's scorekeeper.
-
-    Its log stays stored (``companion export`` still writes it); only the list forgets it.
-    """
-    table = get_table()
-    active = table.active_game_id()
-    if not (is_unlocked(game_id) or (active is not None and is_unlocked(active))):
-        if not table.has_game(game_id):
-            abort(404)
-        abort(403, description="pin_required")
-    table.hide(game_id)
-    if wants_json():
-        return jsonify(removed=game_id)
-    return redirect(url_for("games.index"))
-
-
-def _action_from_request() -> dict[str, Any]:
-    if request.is_json:
-        data = read_json(request.get_data(as_text=True), "the action is ")
-    else:
-        raw = request.form.get("action", "")
-        data = read_json(raw, "the action is ") if raw else None
-    if not isinstance(data, dict):
-        raise i18n.refuse("error_action_shape")
-    data = {k: v for k, v in data.items() if k != "csrf_token"}
-    return data
-
-
-def respond_with(game_id: int, snap: dict[str, Any]) -> Any:
-    if wants_json():
-        return jsonify(snapshot=snap, unlocked=True)
-    return redirect(url_for("games.game_page", game_id=game_id))
-
-
-@bp.post("/games/<int:game_id>/actions")
-@scorekeeper_required
-def submit(game_id: int) -> Any:
-    """Record one action (the engine's action dict, as JSON); the engine decides if it is legal."""
-    action = _action_from_request()
-    if action.get("action") == "undo":
-        # Undo has its own route and meaning in the log; keep the two doors apart.
-        raise i18n.refuse("error_undo_route")
-    return respond_with(game_id, get_table().submit(game_id, action, who()))
-
-
-@bp.post("/games/<int:game_id>/undo")
-@scorekeeper_required
-def undo(game_id: int) -> Any:
-    """Cancel the latest action not yet undone."""
-    return respond_with(game_id, get_table().undo(game_id, who()))
-
-
-@bp.post("/games/<int:game_id>/correct/<int:version>")
-@scorekeeper_required
-def correct(game_id: int, version: int) -> Any:
-    """Replace the action stored at ``version``; refused if the later log becomes illegal."""
-    snap = get_table().correct(game_id, version, _action_from_request(), who())
-    return respond_with(game_id, snap)
-
-
 @bp.app_template_filter("tojson_compact")
 def tojson_compact(value: object) -> str:
     """JSON for a data attribute (compact)."""
     return json.dumps(value, separators=(",", ":"))
-
-
-def ensure_game(game_id: int, name: str) -> dict[str, Any]:
-    """The snapshot of ``game_id``; 404 unless it is a game of kind ``name``."""
-    snap = get_table().snapshot(game_id)
-    if snap["game"] != name:
-        abort(404)
-    return snap
-
-
 
 
 @bp.app_template_global("web_part")

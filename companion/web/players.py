@@ -37,7 +37,7 @@ def percent_column(game: str, column: str) -> bool:
 def _roster_for_forms() -> dict[str, Any]:
     # The new-game form offers the roster's names (a datalist): typed names still work.
     def roster_names() -> list[str]:
-        return list(get_table().roster_names())
+        return list(get_table().stammtisch.roster_names())
 
     return {"roster_names": roster_names}
 
@@ -47,16 +47,16 @@ def roster_page() -> Any:
     """The roster, and everyone's statistics per game type (``?period=`` filters)."""
     table = get_table()
     period = request.args.get("period", "")
-    stats = table.statistics(period)
-    return render_template("players.html", roster=table.roster(), stats=stats,
+    stats = table.stammtisch.statistics(period)
+    return render_template("players.html", roster=table.stammtisch.roster(), stats=stats,
                            columns=columns, may_change=keeper.may_change(),
-                           evenings=table.evenings())
+                           evenings=table.stammtisch.evenings())
 
 
 @bp.get("/players/<int:player_id>")
 def player_page(player_id: int) -> Any:
     """One player: counters per game type, halves lost per month (a chart), their games."""
-    player = get_table().player(player_id)
+    player = get_table().stammtisch.player(player_id)
     return render_template("player.html", player=player, columns=columns,
                            charts=[(game, monthly_chart(m["counter"], m["months"]))
                                    for game, m in player["by_month"].items()],
@@ -74,7 +74,7 @@ def add_player() -> Any:
     if (answer := _refused()) is not None:
         return answer
     form = request.form
-    player_id = get_table().add_player(form.get("name", ""), form.get("nickname", ""),
+    player_id = get_table().stammtisch.add_player(form.get("name", ""), form.get("nickname", ""),
                                        form.get("colour", ""))
     return redirect(url_for("players.player_page", player_id=player_id), 303)
 
@@ -85,7 +85,7 @@ def update_player(player_id: int) -> Any:
     if (answer := _refused()) is not None:
         return answer
     form = request.form
-    get_table().update_player(player_id, form.get("name", ""), form.get("nickname", ""),
+    get_table().stammtisch.update_player(player_id, form.get("name", ""), form.get("nickname", ""),
                               form.get("colour", ""))
     return redirect(url_for("players.player_page", player_id=player_id), 303)
 
@@ -103,7 +103,7 @@ def merge_players() -> Any:
     if (answer := _refused()) is not None:
         return answer
     source, target = _roster_id("source"), _roster_id("target")
-    get_table().merge_players(source, target)
+    get_table().stammtisch.merge_players(source, target)
     return redirect(url_for("players.player_page", player_id=target), 303)
 
 
@@ -120,7 +120,7 @@ def _csv(rows: list[list[object]], filename: str) -> Response:
 def roster_csv() -> Response:
     """The roster as CSV: id, name, nickname, colour, games, other names used."""
     rows: list[list[object]] = [["id", "name", "nickname", "colour", "games", "played_as"]]
-    for p in get_table().roster():
+    for p in get_table().stammtisch.roster():
         rows.append([p["id"], p["name"], p["nickname"], p["colour"], p["games"],
                      "; ".join(p["played_as"])])
     return _csv(rows, "roster.csv")
@@ -129,7 +129,7 @@ def roster_csv() -> Response:
 @bp.get("/statistics.csv")
 def statistics_csv() -> Response:
     """Every player's statistics as CSV, one row per game type and player (``?period=``)."""
-    stats = get_table().statistics(request.args.get("period", ""))
+    stats = get_table().stammtisch.statistics(request.args.get("period", ""))
     rows: list[list[object]] = []
     for game, players in stats["games"].items():
         if not players:

@@ -17,8 +17,8 @@ from flask import Blueprint, jsonify, request
 from companion.games.errors import ParseError
 from companion.games.parsing import whole_number
 from companion.web import get_table, i18n
-from companion.web.games import ensure_game, respond_with, who
 from companion.web.part import WebPart
+from companion.web.recording import ensure_game, respond_with, who
 from companion.web.security import scorekeeper_required
 
 NAME = "wacken"

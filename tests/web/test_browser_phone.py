@@ -274,6 +274,7 @@ def test_german_pages_carry_no_english_words(site, page_of):
     # An engine refusal, through the page's own script, is German too.
     page.goto(f"{site.url}/games/{schocken}")
     become_scorekeeper(page)
+    wait_live(page)  # the page's script is running (DC is defined), not only its HTML
     said = page.evaluate(f"""async () => {{
         const r = await fetch('/games/{schocken}/actions', {{method: 'POST',
           headers: {{'X-CSRF-Token': DC.csrf, 'Accept': 'application/json',
@@ -329,6 +330,7 @@ def test_history_lines_and_refusals_of_every_game_are_worded_in_the_pages_langua
     # Refusals the engines used to say in English only, as the page's script gets them.
     page = page_of(f"{site.url}/games/{bock}?lang=de")
     become_scorekeeper(page)
+    wait_live(page)
 
     def refused(body: str) -> str:
         return page.evaluate("""async ([url, body]) => {
@@ -385,6 +387,9 @@ def test_a_real_scoreboard_round_by_round_with_the_half_banner_and_the_bock_rank
     assert f"1. Hälfte: {loser} verloren" in banner and "Jetzt beginnt: 2. Hälfte" in banner
     rounds = page.locator("#rounds tr").count() - 1  # less the header row
     assert rounds == len(snap["view"]["rounds"]) > 0
+    # The dice of each round's best throw as digits: glyphs that small cannot be read.
+    best = snap["view"]["rounds"][0]["best"]
+    assert "-".join(map(str, best["dice"])) + " " + best["player"] in page.inner_text("#rounds")
     assert page.locator("#lids-by-half th:has-text('1. Hälfte')").count() == 1
     assert "Handschock" in page.inner_text("#legend")
     bock = site.table.create_game("rockthebock", BOCK_SETUP, PIN, activate=False)
@@ -537,6 +542,20 @@ def test_an_abrocken_is_corrected_with_the_abrocken_form(site, page_of):
     assert "1 Karte + 0 Songs = 1" in keeper.inner_text("#last-abrocken")
     assert "2 Karten + 1 Song = 3" in keeper.inner_text("#last-abrocken")
     shot(keeper, "phone-wacken-corrected")
+    # A cancelled Abrocken is corrected by band and initiator, each on its own line, the
+    # save button under them (it once sat squeezed beside the initiator's list).
+    site.table.submit(game, {"action": "abrocken_cancelled", "band": "Slayer",
+                             "initiator": "Doro"}, "Kim")
+    keeper.wait_for_selector("#history li[data-version='3'] [data-edit='3']")
+    keeper.click("#history [data-edit='3']")
+    assert keeper.input_value("#edit-band") == "Slayer"
+    initiator = keeper.locator("#edit-initiator").bounding_box()
+    save = keeper.locator("#edit-save").bounding_box()
+    editor = keeper.locator("#editor").bounding_box()
+    # Under the last field and across the form, whatever the names' widths (with short
+    # names it used to share the initiator's line).
+    assert save["y"] >= initiator["y"] + initiator["height"]
+    assert save["width"] >= 0.8 * editor["width"], (save, editor)
 
 
 def test_rules_page_in_both_languages_with_the_house_rules_of_the_table(site, page_of):

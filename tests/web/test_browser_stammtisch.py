@@ -15,7 +15,7 @@ pytestmark = pytest.mark.browser
 
 def test_the_roster_and_a_player_page_with_a_chart(server, phone):
     table = server.table
-    table.add_player("Ben", "Benni", "blue")
+    table.stammtisch.add_player("Ben", "Benni", "blue")
     # The scorekeeper unlocks while the game runs (a finished game offers no unlocking).
     game = table.create_game("schocken", TAB_SETUP, PIN)
     keeper = phone(f"{server.url}/games/{game}")
@@ -53,12 +53,12 @@ def test_the_roster_and_a_player_page_with_a_chart(server, phone):
 
 def test_the_evening_page_with_the_tab_settled_in_one_tap(server, phone):
     table = server.table
-    table.add_player("Ben")
+    table.stammtisch.add_player("Ben")
     game = table.create_game("schocken", TAB_SETUP, PIN)
     keeper = phone(f"{server.url}/games/{game}")
     become_scorekeeper(keeper)
     finish_tab_game(table, game)
-    evening = table.current_evening()
+    evening = table.stammtisch.current_evening()
     # A friend watches the evening under the page's real Content-Security-Policy.
     friend = phone(f"{server.url}/evening/{evening}", bypass_csp=False)
     errors: list[str] = []

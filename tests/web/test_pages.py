@@ -326,7 +326,24 @@ def test_dashboard_url_names_the_lan_address_when_listening_everywhere():
 def test_join_page_shows_address_and_qr(client):
     page = client.get("/join", base_url="http://192.168.1.7:8080").get_data(as_text=True)
     assert "http://192.168.1.7:8080/" in page and "<svg" in page
-    assert client.get("/join/qr.svg").mimetype == "image/svg+xml"
+    assert client.get("/join/qr.svg", base_url="http://192.168.1.7:8080").mimetype == (
+        "image/svg+xml")
+
+
+def test_the_big_screen_offers_no_qr_code_phones_could_not_open(table, settings):
+    """Bound to loopback only, the table view's code would carry 127.0.0.1: it links to
+    the join page's explanation instead, and the code itself is refused."""
+    game = table.create_game("schocken", {"players": ["Anna", "Ben"]}, "4711")
+    loopback = Settings(data_dir=settings.data_dir, host="127.0.0.1", port=8080, threads=8)
+    client = create_app(table, loopback, TEST_CONFIG).test_client()
+    page = client.get(f"/games/{game}/table").get_data(as_text=True)
+    assert "/join/qr.svg" not in page and 'id="table-join-loopback"' in page
+    assert "Handys kommen noch nicht heran" in page
+    refused = client.get("/join/qr.svg")
+    assert refused.status_code == 404 and "--host 0.0.0.0" in refused.get_data(as_text=True)
+    page = client.get(f"/games/{game}/table", base_url="http://192.168.1.7:8080").get_data(
+        as_text=True)
+    assert "/join/qr.svg" in page and "table-join-loopback" not in page
 
 
 def test_join_page_never_offers_a_loopback_address_to_phones(table, settings, monkeypatch):

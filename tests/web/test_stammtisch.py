@@ -45,9 +45,9 @@ def form(client: FlaskClient, **fields: str) -> dict[str, str]:
 
 
 def test_pages_are_for_everyone_and_show_the_numbers(client: FlaskClient, table: Table) -> None:
-    anna = table.add_player("Anna", "Anni", "red")
+    anna = table.stammtisch.add_player("Anna", "Anni", "red")
     game_id = play_tab_game(table)
-    evening = table.current_evening()
+    evening = table.stammtisch.current_evening()
     page = client.get("/players").get_data(as_text=True)
     assert "Anni" in page and 'data-key="g:Ben"' in page
     player = client.get(f"/players/{anna}").get_data(as_text=True)
@@ -85,20 +85,20 @@ def test_roster_changes_are_for_the_keeper_only(client: FlaskClient, table: Tabl
     game_id = table.create_game("wacken", {"players": ["Ozzy", "Doro"]}, PIN)
     assert client.post("/players", data=form(client, name="Anna")).status_code == 403
     assert client.post("/players", data={"name": "Anna"}).status_code == 400  # no CSRF token
-    assert table.roster() == []
+    assert table.stammtisch.roster() == []
     unlock(client, game_id)
     response = client.post("/players", data=form(client, name="Anna", nickname="Anni",
                                                  colour="red"))
     assert response.status_code == 303
-    anna = table.roster()[0]["id"]
+    anna = table.stammtisch.roster()[0]["id"]
     response = client.post(f"/players/{anna}", data=form(client, name="Anna B.", colour="blue"))
-    assert response.status_code == 303 and table.roster()[0]["name"] == "Anna B."
+    assert response.status_code == 303 and table.stammtisch.roster()[0]["name"] == "Anna B."
     ben = client.post("/players", data=form(client, name="Ben"))
     ben_id = int(ben.location.rsplit("/", 1)[1])
     response = client.post("/players/merge", data=form(client, source=str(ben_id),
                                                        target=str(anna)))
     assert response.status_code == 303
-    assert [p["name"] for p in table.roster()] == ["Anna B."]
+    assert [p["name"] for p in table.stammtisch.roster()] == ["Anna B."]
 
 
 @pytest.mark.parametrize("fields", [
@@ -107,46 +107,46 @@ def test_roster_changes_are_for_the_keeper_only(client: FlaskClient, table: Tabl
 ])
 def test_bad_roster_input_is_400_and_changes_nothing(client: FlaskClient, table: Table,
                                                      fields: dict) -> None:
-    table.add_player("Anna")
+    table.stammtisch.add_player("Anna")
     unlock(client, table.create_game("wacken", {"players": ["Ozzy", "Doro"]}, PIN))
     response = client.post("/players", data=form(client, **fields))
     assert response.status_code == 400 and b"<!doctype html>" in response.data
-    assert [p["name"] for p in table.roster()] == ["Anna"]
+    assert [p["name"] for p in table.stammtisch.roster()] == ["Anna"]
 
 
 @pytest.mark.parametrize("source, target", [("1", "1"), ("x", "1"), ("", "1"), ("1", "99"),
                                             ("1" * 30, "1")])
 def test_bad_merges_are_refused(client: FlaskClient, table: Table, source: str,
                                 target: str) -> None:
-    table.add_player("Anna")
+    table.stammtisch.add_player("Anna")
     unlock(client, table.create_game("wacken", {"players": ["Ozzy", "Doro"]}, PIN))
     response = client.post("/players/merge", data=form(client, source=source, target=target))
     assert response.status_code in (400, 404)
-    assert [p["name"] for p in table.roster()] == ["Anna"]
+    assert [p["name"] for p in table.stammtisch.roster()] == ["Anna"]
 
 
 def test_settling_the_tab_is_one_keeper_tap_recorded_once(client: FlaskClient,
                                                            table: Table) -> None:
     game_id = play_tab_game(table)
-    evening = table.current_evening()
+    evening = table.stammtisch.current_evening()
     url = f"/evening/{evening}/settle"
     assert client.post(url, data=form(client, key="g:Ben", unit="€")).status_code == 403
     unlock(client, game_id)
     for key, unit in (("g:Anna", "€"), ("g:Ben", "drinks"), ("nobody", "€"), ("", "")):
         assert client.post(url, data=form(client, key=key, unit=unit)).status_code == 400
-    assert table.evening(evening)["tab"][0]["open"] == 2
+    assert table.stammtisch.evening(evening)["tab"][0]["open"] == 2
     response = client.post(url, data=form(client, key="g:Ben", unit="€"))
     assert response.status_code == 303
-    row = table.evening(evening)["tab"][0]
+    row = table.stammtisch.evening(evening)["tab"][0]
     assert (row["owed"], row["paid"], row["open"]) == (2, 2, 0)
     # A second tap (another phone, a double click) settles nothing more.
     assert client.post(url, data=form(client, key="g:Ben", unit="€")).status_code == 400
-    assert table.evening(evening)["tab"][0]["paid"] == 2
+    assert table.stammtisch.evening(evening)["tab"][0]["paid"] == 2
     assert "Zeche bezahlt" in client.get(f"/evening/{evening}/summary.txt").get_data(as_text=True)
 
 
 def test_csv_exports_neutralise_formulas(client: FlaskClient, table: Table) -> None:
-    table.add_player("=HYPERLINK(1)")
+    table.stammtisch.add_player("=HYPERLINK(1)")
     table.create_game("schocken", {"players": ["=HYPERLINK(1)", "+Ben"], "starter": "+Ben"}, PIN)
     roster = client.get("/players.csv").get_data(as_text=True)
     assert "'=HYPERLINK(1)" in roster
@@ -161,7 +161,7 @@ def test_admin_pin_lets_the_table_change_the_roster(table: Table, tmp_path: Path
                                              admin_pin="11111")).status_code == 403
     assert client.post("/players", data=form(client, name="Anna",
                                              admin_pin="24680")).status_code == 303
-    assert [p["name"] for p in table.roster()] == ["Anna"]
+    assert [p["name"] for p in table.stammtisch.roster()] == ["Anna"]
 
 
 def test_backup_download_and_restore_upload(client: FlaskClient, table: Table) -> None:

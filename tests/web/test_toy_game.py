@@ -59,7 +59,7 @@ def test_the_table_plays_the_toy_game_through_its_registry_entry(toy_table: Tabl
         toy_table.submit(game_id, {"action": "roll", "player": "Anna", "pips": 2}, "Kim")
     # Its chart, statistics and log go the same way as the real games'.
     assert toy_table.game_series(game_id)["series"] == [[5, 3], [6, 9]]
-    stats = toy_table.statistics()
+    stats = toy_table.stammtisch.statistics()
     assert stats["games"]["hochwurf"]["g:Ben"] == {"games": 1, "games_won": 1, "pips": 9,
                                                    "pips_per_game": 9.0}
     fold = read_log(toy_table.export_log(game_id), toy_table.games.rules)
@@ -114,7 +114,7 @@ def test_the_dashboard_offers_sets_up_records_and_shows_the_toy_game(
     assert "Anna führt mit 5" in client.get("/").get_data(as_text=True)
     assert 'id="rules-hochwurf"' in client.get("/rules").get_data(as_text=True)
     assert 'data-game="hochwurf"' in client.get("/players").get_data(as_text=True)
-    evening = toy_table.current_evening()
+    evening = toy_table.stammtisch.current_evening()
     assert "Anna 5, Ben 0" in client.get(f"/evening/{evening}").get_data(as_text=True)
     chart = client.get(f"/games/{game_id}/chart.svg").get_data(as_text=True)
     assert "Augen nach jeder Runde" in chart

@@ -23,8 +23,8 @@ from companion.stats import GameStats, Rate
 from companion.turns import Proposal, TurnTracker
 from companion.vision.types import Reading
 from companion.web import get_table, i18n
-from companion.web.games import ensure_game, respond_with, who
 from companion.web.part import WebPart
+from companion.web.recording import ensure_game, respond_with, who
 from companion.web.security import scorekeeper_required
 
 NAME = "hochwurf"

@@ -80,10 +80,11 @@
   // Round by round: who started (with how many throws), best and worst throw, Deckel moved.
   function rounds(v) {
     if (!v.rounds.length) return null;
-    // Cells wrap (a phone is narrow), the three dice of a throw never break apart.
+    // Cells wrap (a phone is narrow), the three dice of a throw never break apart. The
+    // dice are digits here: die glyphs at the table's small size cannot be told apart.
     const cell = function (e) {
       if (e.hidden) return "?";
-      return [el("span", { class: "dice-run" }, e.dice.map(function (d) { return PIPS[d]; }).join("")),
+      return [el("span", { class: "dice-run" }, e.dice.join("-")),
         " " + e.player + (e.hand && e.hand_matters ? " H" : "")];
     };
     return el("details", { class: "panel", id: "rounds", open: true }, el("summary", {}, el("strong", {}, t("sch_rounds_title"))),

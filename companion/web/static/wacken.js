@@ -104,20 +104,22 @@
       players.map(function (p) { return el("option", { value: p, selected: action.initiator === p }, p); }));
     const parts = [];
     if (action.action === "game_end") {
-      parts.push(el("label", {}, t("wk_end")), el("select", { id: "edit-reason", onchange: function (ev) { action.reason = ev.target.value; } },
+      parts.push(el("div", { class: "field" }, el("label", {}, t("wk_end")), " ", el("select", { id: "edit-reason", onchange: function (ev) { action.reason = ev.target.value; } },
         [["rock_deck_empty", "wk_end_rock"], ["on_stage_deck_empty", "wk_end_stage"]].map(function (r) {
           return el("option", { value: r[0], selected: action.reason === r[0] }, t(r[1]));
-        })));
+        }))));
     } else {
-      parts.push(el("label", {}, t("wk_band")), band, el("label", {}, t("wk_initiator")), initiator);
+      // One line per field: the save button never sits beside the last one.
+      parts.push(el("div", { class: "field" }, el("label", {}, t("wk_band")), " ", band),
+        el("div", { class: "field" }, el("label", {}, t("wk_initiator")), " ", initiator));
     }
     if (action.action === "abrocken") {
       const number = function (value, set, id) {
         return el("input", { type: "number", inputmode: "numeric", min: 0, max: 99, value: value, id: id, class: "num",
           oninput: function (ev) { set(Number(ev.target.value)); } });
       };
-      parts.push(el("label", {}, t("wk_songs_on_stage")),
-        number(action.songs_on_stage, function (n) { action.songs_on_stage = n; }, "edit-songs-on-stage"));
+      parts.push(el("div", { class: "field" }, el("label", {}, t("wk_songs_on_stage")), " ",
+        number(action.songs_on_stage, function (n) { action.songs_on_stage = n; }, "edit-songs-on-stage")));
       const byName = {};
       action.participants.forEach(function (p) { byName[p.player] = p; });
       parts.push(el("table", { class: "sheet" },
@@ -130,12 +132,12 @@
             el("td", {}, number(row.cards, function (n) { row.cards = n; }, "edit-cards-" + i)),
             el("td", {}, number(row.songs, function (n) { row.songs = n; }, "edit-songs-" + i)));
         })));
-      parts.push(el("button", { type: "button", class: "primary wide", id: "edit-save", onclick: function () {
+      parts.push(el("div", { class: "row" }, el("button", { type: "button", class: "primary wide", id: "edit-save", onclick: function () {
         action.participants = players.filter(function (n) { return byName[n]; }).map(function (n) { return byName[n]; });
         save(action);
-      } }, t("js_save")));
+      } }, t("js_save"))));
     } else {
-      parts.push(el("button", { type: "button", class: "primary wide", id: "edit-save", onclick: function () { save(action); } }, t("js_save")));
+      parts.push(el("div", { class: "row" }, el("button", { type: "button", class: "primary wide", id: "edit-save", onclick: function () { save(action); } }, t("js_save"))));
     }
     DC.put(box, parts);
     return box;
