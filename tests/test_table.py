@@ -201,6 +201,28 @@ def test_undo_is_an_entry_and_nothing_is_deleted(table, store, path):
     assert store.latest_version(game_id) == 4
 
 
+def test_reopen_takes_back_the_entry_that_ended_a_game_as_an_undo_entry(table, store, path):
+    game_id = table.create_game("counter", SETUP, PIN)
+    with pytest.raises(TableError, match="still running") as refused:
+        table.reopen(game_id, "Mia")  # nothing ended yet: the plain undo is for that
+    assert refused.value.key == "reopen_running"
+    for action in (add("Anna", 2), add("Ben", 3), add("Anna", 3), add("Ben", 1), add("Anna", 1)):
+        table.submit(game_id, action, "Mia")
+    assert table.snapshot(game_id)["over"]
+    with table.subscribe() as sub:
+        snap = table.reopen(game_id, "Kim")
+        assert [n["kind"] for n in drain(sub)] == ["undo"]
+    assert snap["over"] is False and snap["version"] == 6
+    assert snap["history"][4]["undone_by"] == 6 and snap["history"][5]["who"] == "Kim"
+    raw = sqlite3.connect(path)
+    kinds = [k for (k,) in raw.execute("SELECT kind FROM events ORDER BY version")]
+    raw.close()
+    assert kinds == ["action"] * 5 + ["undo"]  # appended, nothing deleted
+    with pytest.raises(TableError, match="still running"):
+        table.reopen(game_id, "Kim")  # running again: a second reopen stores nothing
+    assert store.latest_version(game_id) == 6
+
+
 def test_correct_replaces_an_action_or_is_rejected_storing_nothing(table, store):
     game_id = table.create_game("counter", SETUP, PIN)
     for action in (add("Anna", 2), add("Ben", 3), add("Anna", 3), add("Ben", 1), add("Anna", 1)):

@@ -81,7 +81,7 @@ __all__ = [
 
 
 class Table:
-    """Games at the table: create, record, undo, correct, watch and export them."""
+    """Games at the table: create, record, undo, reopen, correct, watch and export them."""
 
     def __init__(
         self,
@@ -285,6 +285,19 @@ class Table:
     def undo(self, game_id: int, who: str) -> dict[str, Any]:
         """Cancel the latest action not yet undone (an undo entry is recorded)."""
         return self._record(game_id, {"action": UNDO}, who)
+
+    def reopen(self, game_id: int, who: str) -> dict[str, Any]:
+        """Take back the entry that ended the finished game ``game_id``: it runs again.
+
+        An undo entry like any other (the log stays append-only). Raises TableError,
+        storing nothing, while the game is still running: it has no ending to take back.
+        """
+        with self._lock:
+            _, fold = self._folds.get(game_id)
+            if not fold.over:
+                raise TableError(f"game {game_id} is still running; undo its entries instead",
+                                 key="reopen_running")
+            return self._record(game_id, {"action": UNDO}, who)
 
     def correct(
         self, game_id: int, version: int, action: Mapping[str, Any], who: str

@@ -2,9 +2,10 @@
 
 Routes: the game list (``/``), the rules (``/rules``), a new game (``/games/new``), a
 game's phone page, its big-screen table view and its history; unlocking with the PIN and
-locking again. Each game's own part (:class:`WebPart`, from the registry) turns its setup
-form into the engine's setup dict and draws its score. What a scorekeeper changes goes
-through :mod:`.recording`; the template helpers that word rules and names are here too.
+locking again (:func:`pin_refusal` checks the PIN for every form that asks for it). Each
+game's own part (:class:`WebPart`, from the registry) turns its setup form into the
+engine's setup dict and draws its score. What a scorekeeper changes goes through
+:mod:`.recording`; the template helpers that word rules and names are here too.
 """
 
 from __future__ import annotations
@@ -242,25 +243,45 @@ def unlock(game_id: int) -> Any:
     table = get_table()
     if not table.has_game(game_id):
         abort(404)  # before counting: made-up ids must not fill the throttle's memory
+    name = who_from_form()
+    refused = pin_refusal(game_id)
+    if refused is not None:
+        return refused
+    grant(game_id, name)
+    if wants_json():
+        return jsonify(unlocked=True)
+    return redirect(url_for("games.game_page", game_id=game_id))
+
+
+def who_from_form() -> str:
+    """The name the form's ``who`` field gives (checked), or "" when it is left empty."""
     name = request.form.get("who", "").strip()
-    if name:
-        name = check_name(name, i18n._("field_who"), WHO_MAX)
+    return check_name(name, i18n._("field_who"), WHO_MAX) if name else ""
+
+
+def pin_refusal(game_id: int) -> Any | None:
+    """None when the form's ``pin`` is the PIN of ``game_id``; else the 403/429 answer.
+
+    Every try is counted (:func:`pin_throttle`) before the PIN is checked.
+    """
     throttle = pin_throttle()
     client = request.remote_addr or "?"
     known = session_id() if is_known(game_id) else None
     wait = throttle.begin(game_id, client, known_session=known)
     if wait > 0:
         return error_response(429, i18n._("error_pin_wait", seconds=int(wait) + 1))
-    if not table.verify_pin(game_id, request.form.get("pin", "").strip()):
+    if not get_table().verify_pin(game_id, request.form.get("pin", "").strip()):
         return error_response(403, i18n._("error_pin_wrong"))
     throttle.succeeded(game_id, client, known_session=known)
+    return None
+
+
+def grant(game_id: int, name: str) -> None:
+    """Let this browser change ``game_id`` for the session (it gave the PIN), as ``name``."""
     remember_unlocked(game_id)
     if name:
         session["who"] = name
     session.permanent = True
-    if wants_json():
-        return jsonify(unlocked=True)
-    return redirect(url_for("games.game_page", game_id=game_id))
 
 
 @bp.post("/games/<int:game_id>/lock")

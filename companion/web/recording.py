@@ -1,4 +1,5 @@
-"""The scorekeeper's generic actions on a game: record, undo, correct, to the table, put away.
+"""The scorekeeper's generic actions on a game: record, undo, correct, reopen, to the table,
+put away.
 
 Each game's own forms (its :class:`~companion.web.part.WebPart`) post through
 :func:`respond_with` too; every rule check happens in the engine via the Table, and a
@@ -12,7 +13,9 @@ from typing import Any
 from flask import Blueprint, abort, jsonify, redirect, request, session, url_for
 
 from companion.games.parsing import read_json
-from companion.web import get_table, i18n, wants_json
+from companion.table import TableError
+from companion.web import error_response, get_table, i18n, wants_json
+from companion.web.games import grant, pin_refusal, who_from_form
 from companion.web.security import is_unlocked, scorekeeper_required
 
 __all__ = ["bp", "ensure_game", "respond_with", "who"]
@@ -102,6 +105,29 @@ def submit(game_id: int) -> Any:
 def undo(game_id: int) -> Any:
     """Cancel the latest action not yet undone."""
     return respond_with(game_id, get_table().undo(game_id, who()))
+
+
+@bp.post("/games/<int:game_id>/reopen")
+def reopen(game_id: int) -> Any:
+    """Take back the entry that ended a finished game, with the game's PIN in the form.
+
+    For the scorekeeper who locked or left before noticing the mis-tap: a finished game
+    offers no unlocking, so the PIN goes with this one request. The undo is an entry
+    like any other; the game runs again and this browser keeps it unlocked.
+    """
+    table = get_table()
+    if not table.has_game(game_id):
+        abort(404)  # before counting: made-up ids must not fill the throttle's memory
+    name = who_from_form()
+    refused = pin_refusal(game_id)
+    if refused is not None:
+        return refused
+    try:
+        snap = table.reopen(game_id, name or who())
+    except TableError as exc:
+        return error_response(409, i18n.refusal(exc))
+    grant(game_id, name)
+    return respond_with(game_id, snap)
 
 
 @bp.post("/games/<int:game_id>/correct/<int:version>")

@@ -265,6 +265,36 @@ def test_wacken_abrocken_cancel_and_end_through_the_forms(client, table):
     assert snap["over"] and snap["standings"]["winners"] == ["Lemmy"]
 
 
+def test_a_finished_game_is_reopened_with_its_pin_never_by_a_guest(app, client, table):
+    """The scorekeeper who locked (or left) can still take back the entry that ended the
+    game; it runs again. Without the PIN nothing is stored."""
+    game = table.create_game("wacken", WACKEN_SETUP, PIN)
+    end = {"action": "game_end", "reason": "rock_deck_empty"}
+    assert post(client, f"/games/{game}/reopen", data={"pin": PIN}).status_code == 409
+    table.submit(game, end, "Kim")
+    page = client.get(f"/games/{game}").get_data(as_text=True)
+    assert 'id="reopen"' in page and 'id="unlock"' not in page
+    assert "Letzten Eintrag zurücknehmen" in page
+    guest = app.test_client()
+    assert post(guest, f"/games/{game}/undo").status_code == 403
+    response = post(guest, f"/games/{game}/reopen", data={"pin": "0000"})
+    assert response.status_code == 403 and "PIN" in response.get_json()["error"]
+    response = guest.post(f"/games/{game}/reopen", data={"csrf_token": csrf(guest)})
+    assert response.status_code == 403  # no PIN at all: refused the same way
+    assert table.snapshot(game)["version"] == 1 and table.snapshot(game)["over"]
+    response = client.post(f"/games/{game}/reopen",
+                           data={"pin": PIN, "who": "Mo", "csrf_token": csrf(client)})
+    assert response.status_code == 302
+    snap = table.snapshot(game)
+    assert snap["over"] is False and snap["version"] == 2
+    assert snap["history"][-1]["kind"] == "undo" and snap["history"][-1]["who"] == "Mo"
+    page = client.get(f"/games/{game}").get_data(as_text=True)
+    assert 'id="keeper"' in page and 'id="reopen"' not in page  # running, and theirs again
+    assert post(guest, f"/games/{game}/undo").status_code == 403  # the guest still cannot
+    assert post(client, f"/games/{game}/reopen", data={"pin": PIN}).status_code == 409
+    assert table.snapshot(game)["version"] == 2
+
+
 def test_wacken_bad_abrocken_is_refused(client, table):
     game = table.create_game("wacken", WACKEN_SETUP, PIN)
     unlock(client, game)
