@@ -474,6 +474,38 @@ def test_several_games_are_switched_explicitly_and_finished_games_offer_no_unloc
     assert keeper.is_visible("#undo") and keeper.locator("#history [data-edit]").count() == 1
 
 
+def test_a_finished_games_scorekeeper_who_locked_takes_back_the_entry_that_ended_it(
+    site, page_of
+):
+    game = site.table.create_game("wacken", WACKEN_SETUP, PIN, activate=False)
+    keeper = page_of(f"{site.url}/games/{game}?lang=de")
+    become_scorekeeper(keeper)
+    site.table.submit(game, {"action": "game_end", "reason": "rock_deck_empty"}, "Kim")
+    keeper.click("#keeper form[action$='/lock'] button")  # locked before seeing the mis-tap
+    keeper.wait_for_selector("#reopen")
+    assert keeper.locator("#unlock").count() == 0 and keeper.locator("#keeper").count() == 0
+    assert keeper.is_visible("#over")
+    summary = keeper.locator("#reopen summary").bounding_box()
+    assert summary is not None and summary["y"] + summary["height"] <= PHONE["height"]
+    keeper.click("#reopen summary")
+    assert small_targets(keeper) == [] and low_contrast(keeper) == []
+    assert english_words(keeper.inner_text("#reopen")) == []
+    shot(keeper, "phone-wacken-reopen")
+    guest = page_of(f"{site.url}/games/{game}?lang=de")
+    guest.click("#reopen summary")
+    guest.fill("#reopen-pin", "0000")
+    guest.click("#reopen-button")
+    assert "Falsche PIN" in guest.inner_text("main")
+    assert site.table.snapshot(game)["over"] and site.table.snapshot(game)["version"] == 1
+    keeper.fill("#reopen-pin", PIN)
+    keeper.click("#reopen-button")
+    keeper.wait_for_selector("#keeper")
+    snap = site.table.snapshot(game)
+    assert not snap["over"] and snap["history"][-1]["kind"] == "undo"
+    assert keeper.is_hidden("#over") and keeper.locator("#reopen").count() == 0
+    keeper.wait_for_selector("#entry form, #entry button")  # the entry form is back
+
+
 def test_the_camera_picture_shows_only_on_the_game_the_camera_reads(site, page_of):
     read = site.table.create_game("schocken", PLAYERS, PIN)
     other = site.table.create_game("wacken", WACKEN_SETUP, PIN, activate=False)
