@@ -3,8 +3,9 @@
 Each proposer turns the :class:`~companion.turns.TurnTracker`'s throws of the current
 turn into the one log action the turn button would record, reading only the engine's
 ``view`` (who is to throw, the throw limit, the legal phase) -- never a rule of its own.
-Pure: no camera, no clock, no store. The registry hands each game's proposer to the
-tracker (:mod:`companion.registry`).
+What a proposal says is the one catalogue's (:mod:`companion.wording`, keys
+``proposal_*``), worded in English and German. Pure otherwise: no camera, no clock, no
+store. The registry hands each game's proposer to the tracker (:mod:`companion.registry`).
 """
 
 from __future__ import annotations
@@ -12,20 +13,24 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from companion.games.phrase import Phrase
 from companion.turns import Proposal, TurnTracker
 from companion.vision.types import Reading
+from companion.wording import file_catalogue, word
 
-__all__ = ["RockTheBockProposer", "SchockenProposer"]
+__all__ = ["RockTheBockProposer", "SchockenProposer", "propose"]
 
 SCHOCKEN_DICE = 3
-FACE_NAMES_DE = {
-    "wolf": "Wolf",
-    "bock": "Bock",
-    "goat_red": "rote Geiß",
-    "goat_blue": "blaue Geiß",
-    "goat_green": "grüne Geiß",
-    "goat_yellow": "gelbe Geiß",
-}
+
+
+def say(phrase: Phrase, lang: str) -> str:
+    """``phrase`` worded from the one catalogue in ``lang`` (English where it lacks a word)."""
+    return word(phrase, file_catalogue(lang), file_catalogue("en"))
+
+
+def propose(action: dict[str, Any] | None, phrase: Phrase) -> Proposal:
+    """A proposal of ``action`` (None: nothing to record) said by the catalogue's ``phrase``."""
+    return Proposal(action, say(phrase, "en"), say(phrase, "de"))
 
 
 class SchockenProposer:
@@ -37,30 +42,21 @@ class SchockenProposer:
         if player is None or view.get("throw_limit") is not None:
             return None
         action = {"action": "throw", "player": player, "throws": 3, "hidden": True}
-        return Proposal(
-            action,
-            f"{player}: third throw under the cup (hidden until the round ends)",
-            f"{player}: dritter Wurf unter dem Becher (verdeckt bis zum Rundenende)",
-        )
+        return propose(action, Phrase("proposal_sch_hidden", {"player": player}))
 
     def read(self, tracker: TurnTracker, reading: Reading, view: Mapping[str, Any]) -> Proposal:
         """The dice as a throw (throws counted, hand from the kept dice) or a reveal."""
         dice = sorted((d.value for d in reading.dice if isinstance(d.value, int)), reverse=True)
         if len(reading.dice) != SCHOCKEN_DICE or len(dice) != SCHOCKEN_DICE:
-            n = len(reading.dice)
-            return Proposal(
-                None,
-                f"{n} dice in the tray; Schocken needs 3",
-                f"{n} Würfel in der Schale; Schocken braucht 3",
-            )
+            return propose(None, Phrase("proposal_sch_dice_count", {"count": len(reading.dice)}))
+        shown = "-".join(map(str, dice))
         if view.get("awaiting_reveal"):
             player = view["awaiting_reveal"]
             action = {"action": "reveal", "player": player, "dice": dice, "hand": tracker.hand}
-            shown = "-".join(map(str, dice))
-            return Proposal(action, f"{player} reveals {shown}", f"{player} deckt auf: {shown}")
+            return propose(action, Phrase("proposal_sch_reveal", {"player": player, "dice": shown}))
         player = view.get("to_throw")
         if player is None:
-            return Proposal(None, "nobody is to throw", "Niemand ist mit Würfeln dran")
+            return propose(None, Phrase("proposal_sch_nobody"))
         throws = min(tracker.throws, 3)
         action = {
             "action": "throw",
@@ -69,12 +65,8 @@ class SchockenProposer:
             "throws": throws,
             "hand": tracker.hand,
         }
-        shown = "-".join(map(str, dice))
-        return Proposal(
-            action,
-            f"{player}: {shown} in {throws}{', from the hand' if tracker.hand else ''}",
-            f"{player}: {shown} mit {throws} Wurf/Würfen{', aus der Hand' if tracker.hand else ''}",
-        )
+        key = "proposal_sch_throw_hand" if tracker.hand else "proposal_sch_throw"
+        return propose(action, Phrase(key, {"player": player, "dice": shown, "throws": throws}))
 
 
 class RockTheBockProposer:
@@ -88,26 +80,28 @@ class RockTheBockProposer:
         """The roll of the player whose turn it is, once the phone chose the last one."""
         turn = view.get("turn")
         if turn is None or view.get("phase") != "roll":
-            return Proposal(
-                None,
-                "choose what to take on the phone first",
-                "Erst auf dem Handy wählen, was genommen wird",
-            )
+            return propose(None, Phrase("proposal_rtb_choose_first"))
         expected = view.get("dice_left", {}).get(turn["name"])
         if expected is not None and len(reading.dice) != expected:
-            n, name = len(reading.dice), turn["name"]
-            return Proposal(
-                None,
-                f"{n} dice in the tray; {name} rolls {expected}",
-                f"{n} Würfel in der Schale; {name} würfelt mit {expected}",
-            )
+            return propose(None, Phrase("proposal_rtb_dice_count", {
+                "count": len(reading.dice), "player": turn["name"], "expected": expected}))
         faces: dict[str, int] = {}
         for die in reading.dice:
             faces[str(die.value)] = faces.get(str(die.value), 0) + 1
         action = {"action": "roll", "player": turn["name"], "faces": faces}
         counted = sorted(faces.items())
-        shown = ", ".join(f"{n}× {face}" for face, n in counted)
-        shown_de = ", ".join(f"{n}× {FACE_NAMES_DE.get(face, face)}" for face, n in counted)
-        return Proposal(
-            action, f"{turn['name']} rolled {shown}", f"{turn['name']} würfelt {shown_de}"
-        )
+
+        def rolled(lang: str) -> str:
+            # Each face by the catalogue's own name (face_goat_red), the count before it.
+            shown = ", ".join(say(Phrase("proposal_rtb_face_count", {
+                "n": n, "face": _face(face)}), lang) for face, n in counted)
+            return say(Phrase("proposal_rtb_rolled", {"player": turn["name"], "faces": shown}),
+                       lang)
+
+        return Proposal(action, rolled("en"), rolled("de"))
+
+
+def _face(face: str) -> Phrase | str:
+    """A Rock the Bock face as the catalogue names it; a face it lacks as it was read."""
+    key = f"face_{face}"
+    return Phrase(key) if key in file_catalogue("en") else face

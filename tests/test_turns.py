@@ -1,8 +1,13 @@
 """The turn tracker: settled readings become the action the button records."""
 
+import re
+from pathlib import Path
+
+import companion.proposers
 from companion.registry import GAMES
 from companion.turns import TurnTracker
 from companion.vision.types import Die, DieRegion, Reading
+from companion.wording import LANGUAGES, file_catalogue
 
 
 def die(value, x, y, size=40.0, uncertain=False):
@@ -124,6 +129,28 @@ def test_proposals_are_said_in_german_too():
     t.observe(reading(die("wolf", 10, 10), die("goat_red", 90, 10), kind="bock"), key="b")
     p = t.proposal("rockthebock", {**BOCK_VIEW, "dice_left": {"Cleo": 2}})
     assert p.text_de == "Cleo würfelt 1× rote Geiß, 1× Wolf"
+
+
+def test_a_rolls_faces_are_named_as_the_catalogue_names_them_in_both_languages():
+    t = TurnTracker(proposers=GAMES.proposers())
+    t.observe(reading(die("wolf", 10, 10), die("goat_red", 90, 10), die("wolf", 170, 10),
+                      kind="bock"), key="b")
+    p = t.proposal("rockthebock", {**BOCK_VIEW, "dice_left": {"Cleo": 3}})
+    assert (p.text, p.text_de) == ("Cleo rolled 1× red goat, 2× wolf",
+                                   "Cleo würfelt 1× rote Geiß, 2× Wolf")
+    t.observe(reading(die("wolf", 10, 10), kind="bock"), key="c")
+    p = t.proposal("rockthebock", BOCK_VIEW)
+    assert (p.text, p.text_de) == ("1 dice in the tray; Cleo rolls 4",
+                                   "1 Würfel in der Schale; Cleo würfelt mit 4")
+
+
+def test_proposals_are_worded_from_the_one_catalogue_not_in_the_code():
+    source = Path(companion.proposers.__file__).read_text(encoding="utf-8")
+    keys = set(re.findall(r'"(proposal_[a-z_]+)"', source))
+    assert len(keys) == 10, sorted(keys)
+    for lang in LANGUAGES:
+        assert sorted(keys - set(file_catalogue(lang))) == [], lang
+    assert re.findall(r"[äöüßÄÖÜ]", source) == []  # no German sentence left in the code
 
 
 FIRST_OF_ROUND = {"over": False, "to_throw": "Anna", "awaiting_reveal": None, "throw_limit": None}
