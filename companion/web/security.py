@@ -20,7 +20,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from functools import wraps
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from flask import Flask, Response, abort, current_app, g, request, session
 
@@ -198,7 +198,8 @@ def scorekeeper_required(view: F) -> F:
     """Refuse (403) unless the session unlocked the game named by the ``game_id`` argument."""
 
     @wraps(view)
-    def wrapped(*args: object, **kwargs: object) -> object:
+    def wrapped(*args: object, **kwargs: Any) -> object:
+        # Flask's <int:game_id> converter hands the view an int.
         if not is_unlocked(int(kwargs["game_id"])):
             abort(403, description="pin_required")
         return view(*args, **kwargs)
