@@ -247,6 +247,8 @@ def build(
     the health checks); ``companion demo`` hands in a :class:`Demo`. ``games`` is the
     registry of the games it knows.
     """
+    from companion.keepers import FILE_NAME as KEEPERS_FILE
+    from companion.keepers import KeeperStore
     from companion.table import Table
     from companion.web import create_app
 
@@ -257,7 +259,11 @@ def build(
             _wire_hardware(assembly, open_source, notices)
         if demo is not None:
             _wire_demo(assembly, demo)
-        assembly.app = create_app(assembly.table, settings, {"NOTICES": tuple(notices)})
+        # Scorekeepers stay scorekeepers across a restart (a power cut at the table).
+        keepers = KeeperStore(settings.data_dir / KEEPERS_FILE)
+        assembly.closers.append(keepers.close)
+        assembly.app = create_app(assembly.table, settings,
+                                  {"NOTICES": tuple(notices), "KEEPER_STORE": keepers})
     except BaseException:
         assembly.close()
         raise
