@@ -37,6 +37,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -209,7 +210,7 @@ def settle_share(fps: float = 15.0) -> dict[str, float]:
     return {"cpu_ms": cpu_ms, "share": cpu_ms * fps / 1000}
 
 
-def rest_to_phone(phones: int, throws: int, calibrated: bool) -> dict[str, float]:
+def rest_to_phone(phones: int, throws: int, calibrated: bool) -> dict[str, Any]:
     """From the frame that completes a rest to the last phone having the proposal (ms)."""
     from companion.app import Companion, default_recognizers, default_settle
     from companion.config import Settings
@@ -230,7 +231,7 @@ def rest_to_phone(phones: int, throws: int, calibrated: bool) -> dict[str, float
             companion = Companion(table, default_recognizers(settings), default_settle(settings))
             app = create_app(table, settings, {"SECRET_KEY": "bench-" + "k" * 30})
             server = ServerThread(make_server(app, settings, host="127.0.0.1", port=0)).start()
-            stamps = [[] for _ in range(phones)]
+            stamps: list[list[float]] = [[] for _ in range(phones)]
             clients = [Phone(server.port, i, stamps[i]) for i in range(phones)]
             for client in clients:
                 client.start()
@@ -261,7 +262,12 @@ def rest_to_phone(phones: int, throws: int, calibrated: bool) -> dict[str, float
     return {"throws": len(latencies),
             "read_ms": statistics.median(reading) if reading else float("nan"),
             "median_ms": statistics.median(latencies) if latencies else float("nan"),
-            "max_ms": max(latencies) if latencies else float("nan")}
+            "max_ms": max(latencies) if latencies else float("nan"),
+            "each_ms": latencies, "reads_ms": reading}
+
+
+def _ms(values: list[float]) -> str:
+    return " ".join(f"{v:.0f}" for v in values) + " ms"
 
 
 def main() -> None:
@@ -285,6 +291,9 @@ def main() -> None:
               f"{latency['median_ms']:.0f} ms, max {latency['max_ms']:.0f} ms (target ≤ 250 ms);"
               f" of it reading the rest (recogniser on the kept still frames): median "
               f"{latency['read_ms']:.0f} ms; load average {load_average()}", flush=True)
+        print(f"  each throw, rest to the last phone: {_ms(latency['each_ms'])}; reading: "
+              f"{_ms(latency['reads_ms'])} (the recogniser measures the die size on its "
+              "first reads with dice and on every 50th)", flush=True)
     for calibrated in kinds:
         name = "tray calibrated" if calibrated else "no calibration"
         rss = peak_rss(args.phones, args.seconds, calibrated)
