@@ -45,7 +45,7 @@ def load_recognizer(settings: Settings, recognition: Recognition) -> Recognizer:
 
 class LazyRecognizer:
     """A recogniser loaded on its first read (or :meth:`load`), once, by whichever thread
-    asks first; what the loader raises is raised again by every later read."""
+    asks first; a load that failed is tried again (and raises again) at the next read."""
 
     def __init__(self, settings: Settings, recognition: Recognition) -> None:
         self.settings = settings
