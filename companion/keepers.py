@@ -120,17 +120,24 @@ class KeeperStore:
 
     def put(self, session: str, game_id: int, unlocked: bool) -> None:
         """Remember that ``session`` (a hash) unlocked or locked ``game_id`` now."""
-        with self._writing() as db:
-            db.execute(
-                "INSERT INTO keeper_sessions (session, game_id, unlocked, seen) "
-                "VALUES (?, ?, ?, ?) ON CONFLICT (session, game_id) DO UPDATE SET "
-                "unlocked = excluded.unlocked, seen = excluded.seen",
-                (session, int(game_id), int(unlocked), self._clock()))
+        self._write("INSERT INTO keeper_sessions (session, game_id, unlocked, seen) "
+                    "VALUES (?, ?, ?, ?) ON CONFLICT (session, game_id) DO UPDATE SET "
+                    "unlocked = excluded.unlocked, seen = excluded.seen",
+                    (session, int(game_id), int(unlocked), self._clock()))
 
     def forget(self, session: str) -> None:
         """Forget ``session`` altogether (the oldest, when too many are kept)."""
-        with self._writing() as db:
-            db.execute("DELETE FROM keeper_sessions WHERE session = ?", (session,))
+        self._write("DELETE FROM keeper_sessions WHERE session = ?", (session,))
+
+    def _write(self, sql: str, values: tuple[object, ...]) -> None:
+        # A full or failing SD card must not refuse a right PIN: the grant holds in
+        # memory and only a restart forgets it.
+        try:
+            with self._writing() as db:
+                db.execute(sql, values)
+        except sqlite3.Error as exc:
+            log.warning("could not write the scorekeeper sessions %s (%s); a restart will "
+                        "ask for the PIN again", self.path, exc)
 
     def close(self) -> None:
         """Close the file."""

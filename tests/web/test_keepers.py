@@ -81,6 +81,17 @@ def test_a_file_that_is_no_database_is_moved_aside(tmp_path, caplog):
     assert "moved to" in caplog.text
 
 
+def test_a_store_that_cannot_write_still_lets_the_right_pin_in(tmp_path, caplog):
+    store = KeeperStore(tmp_path / "keepers.sqlite3")
+    grants = Grants(store=store)
+    store.close()  # as good as a failing card: every write raises
+    grants.grant("phone", 1)
+    assert grants.allows("phone", 1)
+    grants.revoke("phone", 1)
+    assert not grants.allows("phone", 1)
+    assert "will ask for the PIN again" in caplog.text
+
+
 # -- against the real server, restarted ------------------------------------------------
 
 
