@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +20,7 @@ from companion.pipeline import Companion, Recognizer, camera_loop
 from companion.registry import GAMES, Recognition, Registry
 from companion.turns import TurnTracker
 from companion.vision.settle import SettleDetector
+from companion.vision.types import Reading
 
 log = logging.getLogger("companion")
 
@@ -27,27 +28,77 @@ log = logging.getLogger("companion")
 def load_recognizer(settings: Settings, recognition: Recognition) -> Recognizer:
     """The recogniser of one kind of dice (``pips`` or ``bock``), with the calibration
     profile when one is set."""
-    from companion.vision import enrol, recognizer
-
     path = None if settings.calibration is None else str(settings.calibration)
+    # Each kind imports its own modules only: a Schocken evening never loads the Rock
+    # the Bock face models (nor the other way round), which a Pi Zero's memory notices.
     if recognition.kind == "pips":
+        from companion.vision import recognizer
+
         return recognizer.load_recognizer(path, max_dice=recognition.max_dice)
     if recognition.kind == "bock":
+        from companion.vision import enrol
+
         return enrol.load_recognizer(path)
     raise ValueError(f"no recogniser reads dice of kind {recognition.kind!r}; "
                      "the kinds are pips and bock")
 
 
-def default_recognizers(settings: Settings, games: Registry = GAMES) -> dict[str, Recognizer]:
-    """The recogniser of every game the camera reads, by game name (one per kind of dice)."""
-    loaded: dict[Recognition, Recognizer] = {}
+class LazyRecognizer:
+    """A recogniser loaded on its first read (or :meth:`load`), once, by whichever thread
+    asks first; a load that failed is tried again (and raises again) at the next read."""
+
+    def __init__(self, settings: Settings, recognition: Recognition) -> None:
+        self.settings = settings
+        self.recognition = recognition
+        self._loaded: Recognizer | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the models are in memory."""
+        return self._loaded is not None
+
+    def load(self) -> Recognizer:
+        """The recogniser itself, loading it now if no read did yet."""
+        with self._lock:
+            if self._loaded is None:
+                self._loaded = load_recognizer(self.settings, self.recognition)
+                log.info("loaded the %s recogniser", self.recognition.kind)
+            return self._loaded
+
+    def read(self, frame: Any) -> Reading:
+        """Read the dice in a BGR frame (loading the recogniser first if need be)."""
+        return self.load().read(frame)
+
+    def __repr__(self) -> str:
+        state = "loaded" if self.loaded else "not loaded"
+        return f"LazyRecognizer({self.recognition!r}, {state})"
+
+
+def default_recognizers(
+    settings: Settings, games: Registry = GAMES
+) -> dict[str, LazyRecognizer]:
+    """The recogniser of every game the camera reads, by game name: one per kind of dice,
+    each loaded when a game of its kind is first read (see :func:`preload`)."""
+    shared: dict[Recognition, LazyRecognizer] = {}
     by_game = {}
     for game in games:
         if game.recognition is not None:
-            if game.recognition not in loaded:
-                loaded[game.recognition] = load_recognizer(settings, game.recognition)
-            by_game[game.name] = loaded[game.recognition]
+            if game.recognition not in shared:
+                shared[game.recognition] = LazyRecognizer(settings, game.recognition)
+            by_game[game.name] = shared[game.recognition]
     return by_game
+
+
+def preload(recognizers: Mapping[str, Any], game: str | None) -> None:
+    """Load the recogniser of ``game`` (the active game) now, so that its first throw is
+    not read late; a loader's failure is logged and left to the first read to report."""
+    recognizer = None if game is None else recognizers.get(game)
+    if isinstance(recognizer, LazyRecognizer):
+        try:
+            recognizer.load()
+        except Exception:
+            log.exception("loading the %s recogniser failed", recognizer.recognition.kind)
 
 
 def _open_button(pin: int, companion: Companion, notices: list[str]) -> Any:
@@ -114,8 +165,9 @@ def tray_setup(settings: Settings, companion: Companion) -> Any:
 
     def apply(_profile: object) -> None:
         calibrated = replace(settings, calibration=path)
-        companion.use_recognizers(default_recognizers(calibrated, companion.table.games),
-                                  default_settle(calibrated))
+        recognizers = default_recognizers(calibrated, companion.table.games)
+        preload(recognizers, _active_game(companion.table))
+        companion.use_recognizers(recognizers, default_settle(calibrated))
         log.info("tray calibration saved to %s; recognisers rebuilt", path)
 
     return TraySetup(path, apply)
@@ -195,6 +247,8 @@ def build(
     the health checks); ``companion demo`` hands in a :class:`Demo`. ``games`` is the
     registry of the games it knows.
     """
+    from companion.keepers import FILE_NAME as KEEPERS_FILE
+    from companion.keepers import KeeperStore
     from companion.table import Table
     from companion.web import create_app
 
@@ -205,11 +259,21 @@ def build(
             _wire_hardware(assembly, open_source, notices)
         if demo is not None:
             _wire_demo(assembly, demo)
-        assembly.app = create_app(assembly.table, settings, {"NOTICES": tuple(notices)})
+        # Scorekeepers stay scorekeepers across a restart (a power cut at the table).
+        keepers = KeeperStore(settings.data_dir / KEEPERS_FILE)
+        assembly.closers.append(keepers.close)
+        assembly.app = create_app(assembly.table, settings,
+                                  {"NOTICES": tuple(notices), "KEEPER_STORE": keepers})
     except BaseException:
         assembly.close()
         raise
     return assembly
+
+
+def _active_game(table: Any) -> str | None:
+    """The name of the game at the table (``"schocken"``…), or None."""
+    game_id = table.active_game_id()
+    return None if game_id is None else str(table.snapshot(game_id)["game"])
 
 
 def _companion(assembly: Assembly, settle: SettleDetector) -> Companion:
@@ -232,10 +296,16 @@ def _wire_hardware(
         opener = open_source or open_camera
         setup = tray_setup(settings, companion)
         table.attach_tray_setup(setup)
+
+        def open_camera_source() -> FrameSource:
+            # On the camera's thread, before its first frame: the dashboard is up at
+            # once, and the first throw of the active game is read without loading.
+            preload(companion.recognizers, _active_game(table))
+            return setup.watch(opener(settings.camera, max_exposure_us=settings.max_exposure_us))
+
         assembly.threads.append(threading.Thread(
             target=camera_loop,
-            args=(companion, lambda: setup.watch(opener(
-                settings.camera, max_exposure_us=settings.max_exposure_us)), assembly.stop),
+            args=(companion, open_camera_source, assembly.stop),
             kwargs={"finite": settings.camera.startswith("replay:")},
             name="camera", daemon=True,
         ))

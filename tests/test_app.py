@@ -119,3 +119,60 @@ def test_companion_run_serves_the_dashboard_with_a_replay_camera(tmp_path):
     assert (tmp_path / "data" / "companion.sqlite3").exists()
 
 
+
+
+def test_run_loads_only_the_recogniser_of_the_game_at_the_table(tmp_path):
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    paths = record_throw(frames, 0, seed=11, faces=(3, 3, 3))
+    settings = Settings(data_dir=tmp_path / "data", camera=f"replay:{frames}")
+
+    def open_source(spec, **options):
+        ticks = iter(float(i) * 0.2 for i in range(100))
+        return ReplaySource(paths, clock=ticks.__next__)
+
+    with Store(settings.database) as store:
+        built = build(settings, store, hardware=True, open_source=open_source)
+        table = built.table
+        table.activate(table.create_game(
+            "schocken", {"players": ["Anna", "Ben"], "starter": "Anna"}, "123456"))
+        recognizers = built.companion.recognizers
+        assert not recognizers["schocken"].loaded and not recognizers["rockthebock"].loaded
+        built.start()
+        wait_until(lambda: not built.threads[0].is_alive())
+        assert recognizers["schocken"].loaded
+        assert not recognizers["rockthebock"].loaded  # a Schocken evening: no face models
+        built.close()
+
+
+def test_a_recogniser_that_fails_to_load_says_so_at_every_read(tmp_path):
+    from companion.app import LazyRecognizer, preload
+    from companion.registry import Recognition
+
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json")
+    lazy = LazyRecognizer(Settings(data_dir=tmp_path, calibration=broken), Recognition("pips"))
+    preload({"schocken": lazy}, "schocken")  # logged, not raised: the dashboard stays up
+    assert not lazy.loaded
+    for _ in range(2):
+        with pytest.raises(ValueError):
+            lazy.read(None)
+
+
+def test_reading_pip_dice_imports_no_face_models_training_or_synthesis():
+    import subprocess
+    import sys
+
+    script = (
+        "import sys, numpy as np\n"
+        "from companion.app import default_recognizers\n"
+        "from companion.config import Settings\n"
+        "r = default_recognizers(Settings())['schocken']\n"
+        "r.read(np.zeros((480, 640, 3), np.uint8))\n"
+        "bad = sorted(m for m in sys.modules if m.startswith(('companion.vision.faces',\n"
+        "    'companion.vision.enrol', 'companion.synth', 'companion.evaluation', 'tools')))\n"
+        "print(bad)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         check=True, timeout=120)
+    assert out.stdout.strip() == "[]", out.stdout

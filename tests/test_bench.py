@@ -61,5 +61,19 @@ def test_bench_tray_view_prints_whole_frames_against_the_bare_tray():
 def test_bench_pi_prints_the_three_budgets():
     out = run("bench_pi.py", "--phones", "2", "--throws", "1", "--seconds", "3")
     assert "% of one core" in out
-    assert "rest to 2 phones: 1 throws" in out
-    assert "peak RSS" in out
+    for case in ("tray calibrated", "no calibration"):
+        assert f"{case}: rest to 2 phones: 1 throws" in out
+        assert f"{case}: companion run" in out
+    assert out.count("peak RSS") == 2
+
+
+def test_bench_pi_runs_companion_as_the_unit_does():
+    import sys
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        import bench_pi
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    env = bench_pi.unit_environment()
+    assert env["MALLOC_ARENA_MAX"] == "2" and "COMPANION_CONFIG" not in env

@@ -86,6 +86,11 @@ def test_install_sets_everything_up_then_a_second_run_changes_nothing(machine):
         "usermod -a -G video companion", "usermod -a -G gpio companion"}
     assert "systemctl enable dice-companion" in done and "systemctl start dice-companion" in done
     assert any(c.startswith("python3 -m venv --system-site-packages") for c in done)
+    # OpenCV and numpy are apt's (python3-opencv, python3-numpy): pip adds neither.
+    assert any(c.startswith("apt-get") and "python3-opencv" in c and "python3-numpy" in c
+               for c in done)
+    [pip] = [c for c in done if c.startswith("pip ")]
+    assert pip.endswith(f"install -q -e {ROOT}") and "[cv]" not in pip
     config = root / "etc/dice-companion/config.toml"
     unit = root / "etc/systemd/system/dice-companion.service"
     assert f'data_dir = "{root}/var/lib/dice-companion"' in config.read_text()

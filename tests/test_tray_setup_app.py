@@ -28,8 +28,8 @@ def test_a_saved_calibration_rebuilds_the_recognisers(tmp_path, table):
     setup.keep(scene.frame)
     setup.save([[float(x), float(y)] for x, y in scene.corners])
     saved = TrayProfile.load(path)
-    assert companion.recognizers["schocken"].profile == saved
-    assert companion.recognizers["rockthebock"].profile == saved
+    assert companion.recognizers["schocken"].load().profile == saved
+    assert companion.recognizers["rockthebock"].load().profile == saved
 
 
 def test_without_a_configured_file_it_goes_to_the_data_dir(tmp_path, table):
@@ -41,4 +41,4 @@ def test_without_a_configured_file_it_goes_to_the_data_dir(tmp_path, table):
     setup.keep(scene.frame)
     setup.save([[float(x), float(y)] for x, y in scene.corners])
     assert json.loads(setup.path.read_text())["frame_size"] == [1280, 960]
-    assert companion.recognizers["schocken"].profile == TrayProfile.load(setup.path)
+    assert companion.recognizers["schocken"].load().profile == TrayProfile.load(setup.path)

@@ -1,6 +1,6 @@
 """``companion record DIR --seconds N`` and ``companion eval throws DIR``: camera sequences.
 
-``eval throws`` plays recorded sequences (format: ``companion/hardware/camera.py``) through
+``eval throws`` plays recorded sequences (format: ``companion/hardware/replay.py``) through
 the runtime's own path -- settle detection with the occlusion check, the pip recogniser
 on several frames, the turn tracker -- with timestamps frame/fps, and compares the
 throws it reports with ``expected.json``: a list of ``{"frame": i, "values": [...]}``,

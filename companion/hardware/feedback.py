@@ -19,7 +19,7 @@ after every signal.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -199,9 +199,11 @@ class Feedback:
                 continue
             if not pattern.loop:
                 with self._cond:  # a steady light: hold it until something changes
-                    self._cond.wait_for(
-                        lambda g=generation: self._closed or self._generation != g
-                    )
+                    self._cond.wait_for(self._changed_since(generation))
+
+    def _changed_since(self, generation: int) -> Callable[[], bool]:
+        """Whether the feedback was closed or given something new since ``generation``."""
+        return lambda: self._closed or self._generation != generation
 
     def _play(self, pattern: Pattern, generation: int) -> bool:
         """Show the steps; False as soon as something newer arrived."""
@@ -210,9 +212,7 @@ class Feedback:
             if step.seconds <= 0:
                 continue
             with self._cond:
-                if self._cond.wait_for(
-                    lambda: self._closed or self._generation != generation, step.seconds
-                ):
+                if self._cond.wait_for(self._changed_since(generation), step.seconds):
                     return False
         return True
 

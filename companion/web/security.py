@@ -20,11 +20,12 @@ from collections import OrderedDict
 from collections.abc import Callable
 from functools import wraps
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from flask import Flask, Response, abort, current_app, g, request, session
 
 from companion.config import ConfigError
+from companion.keepers import KeeperStore, session_hash
 
 CSRF_FIELD = "csrf_token"
 CSRF_HEADER = "X-CSRF-Token"
@@ -121,43 +122,64 @@ def _check_csrf() -> None:
 class Grants:
     """Which browser sessions may change which game, kept on the server.
 
-    The cookie only carries a random session id: "lock" (and a restart) revokes the
-    rights of every copy of that cookie, which a right stored in the cookie itself
-    could not. ``known`` remembers the sessions that ever unlocked a game: the
-    scorekeeper's own phone, which the PIN throttle lets through when strangers have
-    locked the game out. Bounded: the oldest sessions are forgotten first.
+    The cookie only carries a random session id: "lock" revokes the rights of every
+    copy of that cookie, which a right stored in the cookie itself could not. ``known``
+    remembers the sessions that ever unlocked a game: the scorekeeper's own phone, which
+    the PIN throttle lets through when strangers have locked the game out. Bounded: the
+    oldest sessions are forgotten first. With a ``store``
+    (:class:`companion.keepers.KeeperStore`) every change is written through and the
+    grants are read back at the start, so a restart keeps the scorekeepers; without one
+    they last as long as the process. Sessions are held by the hash of their id only.
     """
 
-    def __init__(self, limit: int = 2000) -> None:
+    def __init__(self, limit: int = 2000, store: KeeperStore | None = None) -> None:
         self._limit = limit
+        self._store = store
         self._games: OrderedDict[str, set[int]] = OrderedDict()
         self._known: OrderedDict[str, set[int]] = OrderedDict()
         self._lock = threading.Lock()
+        if store is not None:
+            for row in store.rows():  # oldest first, as grant() orders them
+                self._remember(self._known, row.session, row.game_id)
+                if row.unlocked:
+                    self._remember(self._games, row.session, row.game_id)
 
     def allows(self, sid: str | None, game_id: int) -> bool:
         """Whether session ``sid`` may change ``game_id`` now."""
         with self._lock:
-            return sid is not None and game_id in self._games.get(sid, ())
+            return sid is not None and game_id in self._games.get(session_hash(sid), ())
 
     def known(self, sid: str | None, game_id: int) -> bool:
-        """Whether session ``sid`` has ever unlocked ``game_id`` (since the start)."""
+        """Whether session ``sid`` has ever unlocked ``game_id``."""
         with self._lock:
-            return sid is not None and game_id in self._known.get(sid, ())
+            return sid is not None and game_id in self._known.get(session_hash(sid), ())
 
     def grant(self, sid: str, game_id: int) -> None:
         """Let ``sid`` change ``game_id``."""
+        key = session_hash(sid)
         with self._lock:
+            if self._store is not None:
+                self._store.put(key, game_id, unlocked=True)
             for table in (self._games, self._known):
-                table.setdefault(sid, set()).add(game_id)
-                table.move_to_end(sid)
-                while len(table) > self._limit:
-                    table.popitem(last=False)
+                self._remember(table, key, game_id)
+
+    def _remember(self, table: OrderedDict[str, set[int]], key: str, game_id: int) -> None:
+        table.setdefault(key, set()).add(game_id)
+        table.move_to_end(key)
+        while len(table) > self._limit:
+            old, _ = table.popitem(last=False)
+            if table is self._known and self._store is not None:
+                self._store.forget(old)
 
     def revoke(self, sid: str | None, game_id: int) -> None:
         """Take the right to change ``game_id`` from ``sid`` (and every copy of its cookie)."""
+        if sid is None:
+            return
+        key = session_hash(sid)
         with self._lock:
-            if sid is not None:
-                self._games.get(sid, set()).discard(game_id)
+            if self._store is not None and game_id in self._known.get(key, ()):
+                self._store.put(key, game_id, unlocked=False)
+            self._games.get(key, set()).discard(game_id)
 
 
 def grants() -> Grants:
@@ -198,7 +220,8 @@ def scorekeeper_required(view: F) -> F:
     """Refuse (403) unless the session unlocked the game named by the ``game_id`` argument."""
 
     @wraps(view)
-    def wrapped(*args: object, **kwargs: object) -> object:
+    def wrapped(*args: object, **kwargs: Any) -> object:
+        # Flask's <int:game_id> converter hands the view an int.
         if not is_unlocked(int(kwargs["game_id"])):
             abort(403, description="pin_required")
         return view(*args, **kwargs)
@@ -305,7 +328,9 @@ def init_app(app: Flask) -> None:
     app.jinja_env.globals["is_unlocked"] = is_unlocked
     app.jinja_env.globals["csp_nonce"] = csp_nonce
     app.after_request(_security_headers)
-    app.extensions["pin_grants"] = Grants()
+    # The composition root hands in the durable record (companion.keepers); a bare app
+    # keeps it in memory.
+    app.extensions["pin_grants"] = Grants(store=app.config.get("KEEPER_STORE"))
     # An evening has a handful of games; a script must not fill the list.
     app.extensions["game_creation_limit"] = RateLimit(
         burst=app.config.get("GAMES_BURST", 10),

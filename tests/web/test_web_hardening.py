@@ -293,13 +293,16 @@ def test_lock_revokes_a_copied_session_cookie(app, table, game):
     assert table.snapshot(game)["version"] == 1
 
 
-def test_the_cookie_alone_unlocks_nothing_after_a_restart(table, settings, game):
+def test_the_cookie_alone_unlocks_nothing_in_an_app_that_did_not_grant_it(
+        table, settings, game):
+    # The right is kept on the server (a restarted companion reads it back from
+    # data_dir/keepers.sqlite3, tests/web/test_keepers.py), never in the cookie.
     before = create_app(table, settings, TEST_CONFIG)
     phone = before.test_client()
     unlock(phone, game)
     with phone.session_transaction() as s:
         kept = dict(s)
-    after = create_app(table, settings, TEST_CONFIG)  # same secret key, new process
+    after = create_app(table, settings, TEST_CONFIG)  # same secret key, its own grants
     same_phone = after.test_client()
     with same_phone.session_transaction() as s:
         s.update(kept)
