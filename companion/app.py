@@ -8,6 +8,7 @@ camera pipeline it wires is :class:`companion.pipeline.Companion`.
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -18,6 +19,7 @@ from companion.config import Settings
 from companion.hardware.camera import FrameSource
 from companion.pipeline import Companion, Recognizer, camera_loop
 from companion.registry import GAMES, Recognition, Registry
+from companion.store_file import UnknownGame
 from companion.turns import TurnTracker
 from companion.vision.settle import SettleDetector
 from companion.vision.types import Reading
@@ -260,7 +262,8 @@ def build(
         if demo is not None:
             _wire_demo(assembly, demo)
         # Scorekeepers stay scorekeepers across a restart (a power cut at the table).
-        keepers = KeeperStore(settings.data_dir / KEEPERS_FILE)
+        keepers = KeeperStore(settings.data_dir / KEEPERS_FILE,
+                              stamp=functools.partial(_game_created, store))
         assembly.closers.append(keepers.close)
         assembly.app = create_app(assembly.table, settings,
                                   {"NOTICES": tuple(notices), "KEEPER_STORE": keepers})
@@ -268,6 +271,14 @@ def build(
         assembly.close()
         raise
     return assembly
+
+
+def _game_created(store: Any, game_id: int) -> float | None:
+    """When game ``game_id`` of ``store`` was created; None when there is no such game."""
+    try:
+        return float(store.game(game_id).created)
+    except UnknownGame:
+        return None
 
 
 def _active_game(table: Any) -> str | None:

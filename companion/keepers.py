@@ -8,6 +8,11 @@ still knows the scorekeeper's phone). The session id itself, a bearer secret, is
 written: only its SHA-256. The file is owner-only. A file that is not a database of
 ours is moved aside (``keepers.sqlite3.bad-…``) and a fresh one started: the worst a
 lost file costs is one PIN entry per scorekeeper.
+
+A row also keeps when its game was created (``stamp``, asked of the event log): a game id
+comes again after a restore or with a new event log, and a grant for the old game must
+not open the new one. Rows whose game is gone or is another game are dropped when the
+file is opened and after a restore (``retain``).
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS keeper_sessions (
     session TEXT NOT NULL,      -- SHA-256 of the session id, hex
     game_id INTEGER NOT NULL,
+    game_created REAL NOT NULL, -- the game's creation time when the row was written
     unlocked INTEGER NOT NULL,  -- 1: may change the game now; 0: unlocked it once
     seen REAL NOT NULL,         -- when it last unlocked or locked (seconds since 1970)
     PRIMARY KEY (session, game_id)
@@ -60,9 +66,13 @@ class KeeperStore:
     """The scorekeeper sessions of ``data_dir/keepers.sqlite3``; thread-safe."""
 
     def __init__(self, path: Path | str, clock: Callable[[], float] = time.time,
-                 max_age_seconds: float = MAX_AGE_SECONDS) -> None:
+                 max_age_seconds: float = MAX_AGE_SECONDS,
+                 stamp: Callable[[int], float | None] | None = None) -> None:
         self.path = Path(path)
         self._clock = clock
+        # The creation time of a game (None: no such game); without one every game id
+        # counts as the same game for good (tests, a bare app).
+        self._stamp = stamp or (lambda game_id: 0.0)
         self._lock = threading.Lock()
         self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         try:
@@ -79,6 +89,20 @@ class KeeperStore:
         with self._writing() as db:
             db.execute("DELETE FROM keeper_sessions WHERE seen < ?",
                        (self._clock() - max_age_seconds,))
+        self.retain()
+
+    def retain(self) -> None:
+        """Drop the rows whose game is gone or is another game under the same id."""
+        with self._lock:
+            found = self._db.execute(
+                "SELECT DISTINCT game_id, game_created FROM keeper_sessions").fetchall()
+        stale = [(g, c) for g, c in found if self._stamp(int(g)) != c]
+        if stale:
+            log.info("forgetting scorekeepers of %d games that are no longer in the event "
+                     "log", len(stale))
+            with self._writing() as db:
+                db.executemany(
+                    "DELETE FROM keeper_sessions WHERE game_id = ? AND game_created = ?", stale)
 
     def _open(self) -> sqlite3.Connection:
         # Created owner-only before SQLite opens it (SQLite would follow the umask).
@@ -92,7 +116,7 @@ class KeeperStore:
             if db.execute("PRAGMA quick_check").fetchone()[0] != "ok":
                 raise sqlite3.DatabaseError("the integrity check failed")
             columns = {row[1] for row in db.execute("PRAGMA table_info(keeper_sessions)")}
-            if columns != {"session", "game_id", "unlocked", "seen"}:
+            if columns != {"session", "game_id", "game_created", "unlocked", "seen"}:
                 raise sqlite3.DatabaseError(f"unexpected columns {sorted(columns)}")
         except sqlite3.DatabaseError:
             db.close()
@@ -120,10 +144,14 @@ class KeeperStore:
 
     def put(self, session: str, game_id: int, unlocked: bool) -> None:
         """Remember that ``session`` (a hash) unlocked or locked ``game_id`` now."""
-        self._write("INSERT INTO keeper_sessions (session, game_id, unlocked, seen) "
-                    "VALUES (?, ?, ?, ?) ON CONFLICT (session, game_id) DO UPDATE SET "
-                    "unlocked = excluded.unlocked, seen = excluded.seen",
-                    (session, int(game_id), int(unlocked), self._clock()))
+        created = self._stamp(int(game_id))
+        if created is None:  # no such game: nothing to remember
+            return
+        self._write("INSERT INTO keeper_sessions (session, game_id, game_created, unlocked, "
+                    "seen) VALUES (?, ?, ?, ?, ?) ON CONFLICT (session, game_id) DO UPDATE "
+                    "SET game_created = excluded.game_created, unlocked = excluded.unlocked, "
+                    "seen = excluded.seen",
+                    (session, int(game_id), created, int(unlocked), self._clock()))
 
     def forget(self, session: str) -> None:
         """Forget ``session`` altogether (the oldest, when too many are kept)."""

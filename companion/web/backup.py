@@ -15,7 +15,7 @@ from typing import Any
 
 from flask import Blueprint, Response, render_template, request
 
-from companion.web import error_response, get_table, i18n, keeper
+from companion.web import error_response, get_table, i18n, keeper, security
 
 bp = Blueprint("backup", __name__)
 
@@ -73,5 +73,8 @@ def restore() -> Any:
         get_table().restore(name)  # a StoreError (ValueError) becomes a 400 with its text
     finally:
         os.unlink(name)
+    # The restored games may reuse the ids of those they replaced: no grant carries over
+    # to another game.
+    security.grants().reload()
     return render_template("backup.html", may_change=keeper.may_change(),
                            message=i18n._("restore_done"))

@@ -138,11 +138,24 @@ class Grants:
         self._games: OrderedDict[str, set[int]] = OrderedDict()
         self._known: OrderedDict[str, set[int]] = OrderedDict()
         self._lock = threading.Lock()
-        if store is not None:
-            for row in store.rows():  # oldest first, as grant() orders them
+        self._load()
+
+    def _load(self) -> None:
+        if self._store is not None:
+            for row in self._store.rows():  # oldest first, as grant() orders them
                 self._remember(self._known, row.session, row.game_id)
                 if row.unlocked:
                     self._remember(self._games, row.session, row.game_id)
+
+    def reload(self) -> None:
+        """After the games were replaced (a restore): keep only the grants of games that
+        are still the same games; without a store, none."""
+        with self._lock:
+            self._games.clear()
+            self._known.clear()
+            if self._store is not None:
+                self._store.retain()
+                self._load()
 
     def allows(self, sid: str | None, game_id: int) -> bool:
         """Whether session ``sid`` may change ``game_id`` now."""

@@ -187,3 +187,37 @@ def test_the_scorekeeper_is_still_scorekeeper_after_the_server_restarts(tmp_path
         table = Table(store)
         assert table.snapshot(1)["version"] == 1  # the keeper's one throw, nobody else's
         table.close()
+
+
+def test_a_grant_does_not_open_another_game_that_came_under_the_same_id(tmp_path):
+    # Game 1 of a new event log (or of a restored backup) is another game than the game 1
+    # a phone unlocked yesterday: its creation time tells them apart.
+    created = {1: 100.0, 2: 200.0}
+    store = KeeperStore(tmp_path / "keepers.sqlite3", stamp=created.get)
+    grants = Grants(store=store)
+    grants.grant("phone-a", 1)
+    grants.grant("phone-a", 2)
+    grants.grant("phone-a", 3)  # no such game: nothing is written
+    store.close()
+
+    created = {1: 150.0, 2: 200.0}  # game 1 is a new game now, game 2 the same
+    again = Grants(store=KeeperStore(tmp_path / "keepers.sqlite3", stamp=created.get))
+    assert not again.allows("phone-a", 1) and not again.known("phone-a", 1)
+    assert again.allows("phone-a", 2)
+    assert not again.allows("phone-a", 3)
+
+
+def test_a_restore_keeps_only_the_grants_of_games_that_are_still_the_same(tmp_path):
+    created = {1: 100.0, 2: 200.0}
+    grants = Grants(store=KeeperStore(tmp_path / "keepers.sqlite3", stamp=lambda g: created.get(g)))
+    grants.grant("phone-a", 1)
+    grants.grant("phone-b", 2)
+    created.clear()
+    created.update({1: 100.0, 2: 250.0})  # the backup holds game 1 as it was, another game 2
+    grants.reload()
+    assert grants.allows("phone-a", 1)
+    assert not grants.allows("phone-b", 2) and not grants.known("phone-b", 2)
+    bare = Grants()
+    bare.grant("phone-a", 1)
+    bare.reload()  # in memory there is no telling: no grant survives a restore
+    assert not bare.allows("phone-a", 1)

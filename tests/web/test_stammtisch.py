@@ -188,6 +188,10 @@ def test_backup_download_and_restore_upload(client: FlaskClient, table: Table) -
     assert response.status_code == 200 and b"restore-done" in response.data
     assert [g["id"] for g in table.list_games()] == [game_id]
     assert table.snapshot(game_id)["standings"]["game_loser"] == "Ben"
+    # The restored games may reuse ids: no grant of before the restore carries over.
+    version = table.snapshot(game_id)["version"]
+    assert client.post(f"/games/{game_id}/archive", data=form(client)).status_code == 403
+    assert table.snapshot(game_id)["version"] == version
 
 
 def test_a_backup_larger_than_ordinary_uploads_can_be_restored(client: FlaskClient,
