@@ -135,6 +135,7 @@ class OcclusionDetector:
         if self._reference is None or self._reference.shape != small.shape:
             self._setup(small, frame_size)
         assert self._reference is not None and self._floor is not None
+        assert self._mask is not None
         diff = cv2.absdiff(small, self._reference).max(axis=2)
         unlike_floor = cv2.absdiff(small, self._floor).max(axis=2) > self.floor_level
         # A hand the floor's colour (brown skin on a wooden tray) changes the picture only
