@@ -33,7 +33,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from companion.synth.sequences import Writer, render_stage
+from companion.synth.sequences import Writer
+from companion.synth.stage import render_stage
 
 PLAYERS = {"players": ["Anna", "Ben"], "starter": "Anna"}
 PIN = "123456"

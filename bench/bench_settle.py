@@ -19,7 +19,8 @@ import time
 import cv2
 import numpy as np
 
-from companion.synth.sequences import Writer, render_stage
+from companion.synth.sequences import Writer
+from companion.synth.stage import render_stage
 from companion.vision.occlusion import OcclusionDetector
 from companion.vision.settle import SettleDetector
 

@@ -173,7 +173,8 @@ def test_a_changed_frame_size_starts_settle_detection_afresh(table):
 @pytest.mark.slow
 def test_a_schocken_turn_with_hands_cups_and_coasters_in_between(table):
     """Throw count and hand status of the recorded turns stay right with occluders."""
-    from companion.synth.sequences import Writer, occluder, render_stage
+    from companion.synth.sequences import Writer, occluder
+    from companion.synth.stage import render_stage
     from companion.vision.occlusion import OcclusionDetector
 
     game = table.create_game(
@@ -222,7 +223,8 @@ def test_a_schocken_turn_with_hands_cups_and_coasters_in_between(table):
 
 @pytest.mark.slow
 def test_a_blocked_tray_is_shown_on_the_camera_page(table):
-    from companion.synth.sequences import Writer, occluder, render_stage
+    from companion.synth.sequences import Writer, occluder
+    from companion.synth.stage import render_stage
     from companion.vision.occlusion import OcclusionDetector
 
     table.create_game("schocken", {"players": ["Anna", "Ben"], "starter": "Anna"}, pin="1234")

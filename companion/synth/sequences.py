@@ -1,9 +1,8 @@
 """Camera sequences of an evening at the tray, with the truth: throws, hands, cups, coasters.
 
-A *stage* is one camera set-up: an empty tray (a tray-a photo with its dice painted
-out, or a rendered tray) and die sprites cut from labelled pictures (the tray-a photos
-or rendered throws), scaled to the stage's die size. A script of *events* is played on
-it frame by frame:
+A script of *events* is played frame by frame on a *stage* (an empty tray and die
+sprites, :mod:`companion.synth.stage`), with the hands, cups and coasters of
+:mod:`companion.synth.occluders`:
 
 - ``throw``: a hand comes in, dice tumble in (blurred, turning) and come to rest;
   ``keep`` dice of the last rest may stay where they lay (Schocken's kept-aside dice);
@@ -17,7 +16,7 @@ it frame by frame:
 - ``nudge``: a finger pushes one die by a fraction of its edge.
 
 Hands come in several skin tones, with and without sleeves, quick and slow. Every
-frame gets fresh sensor noise and a slight gain flicker. ``write_sequence`` stores the
+frame gets fresh sensor noise and a slight gain flicker. ``Writer.write`` stores the
 folder format of ``companion eval throws`` (``frames/``, ``sequence.json``,
 ``expected.json``) plus ``script.json`` (the events with their frames and the Schocken
 turns, for tests).
@@ -35,290 +34,17 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from companion.synth.render import render_throw
-
-SKIN_TONES: tuple[tuple[int, int, int], ...] = (  # BGR
-    (170, 192, 232),  # light
-    (128, 160, 212),  # medium
-    (92, 128, 180),  # tan
-    (60, 84, 130),  # brown
-    (38, 52, 84),  # dark brown
+from companion.synth.occluders import (
+    COASTER_COLOURS,
+    CUP_COLOURS,
+    SKIN_TONES,
+    SLEEVES,
+    HandLook,
+    draw_coaster,
+    draw_cup,
+    draw_hand,
 )
-SLEEVES: tuple[tuple[int, int, int] | None, ...] = (
-    None, (90, 50, 30), (40, 40, 160), (90, 90, 90), (30, 30, 30), (60, 120, 60),
-)
-CUP_COLOURS = ((28, 44, 70), (30, 30, 32), (36, 36, 110), (50, 60, 40))
-COASTER_COLOURS = ((225, 232, 238), (200, 222, 235), (235, 235, 235))
-# Tray-a's two set-ups (a grey tray with a dark rim, a white light box): a photo with few
-# dice, used as the empty tray once they are painted out, and where dice may lie in it,
-# as shares of the 640x640 photo.
-TRAY_A_STAGES = {
-    "grey": ("IMG_20191208_111816.jpg", (0.18, 0.22, 0.84, 0.74)),
-    "white": ("IMG_20191208_112554.jpg", (0.14, 0.12, 0.86, 0.76)),
-}
-
-
-@dataclass
-class Sprite:
-    """One die as it was photographed or rendered: colour patch, soft alpha, pip value."""
-
-    image: np.ndarray  # float32 BGR 0..255
-    alpha: np.ndarray  # float32 0..1, (h, w, 1)
-    value: int
-
-
-@dataclass
-class Stage:
-    """An empty tray, where dice may lie in it, the die edge and the sprites by value."""
-
-    background: np.ndarray  # float32 BGR
-    area: tuple[float, float, float, float]  # x0, y0, x1, y1 in pixels
-    edge: float
-    sprites: dict[int, list[Sprite]]
-
-
-@dataclass
-class Placed:
-    """A die lying in the tray: its sprite and where (centre), turned by quarter turns."""
-
-    sprite: Sprite
-    x: float
-    y: float
-    turns: int
-
-    @property
-    def value(self) -> int:
-        return self.sprite.value
-
-
-def _cut_sprite(image: np.ndarray, cx: float, cy: float, size: float, edge: float,
-                value: int) -> Sprite | None:
-    half = size * 0.72
-    x0, y0 = int(round(cx - half)), int(round(cy - half))
-    x1, y1 = int(round(cx + half)), int(round(cy + half))
-    h, w = image.shape[:2]
-    if x0 < 0 or y0 < 0 or x1 > w or y1 > h or x1 - x0 < 6:
-        return None
-    patch: np.ndarray = image[y0:y1, x0:x1].astype(np.float32)
-    side = max(6, int(round(edge * 1.44)))
-    patch = cv2.resize(patch, (side, side), interpolation=cv2.INTER_AREA)
-    alpha: np.ndarray = np.zeros((side, side), np.float32)
-    r = side / 1.44 * 0.7
-    c = side / 2
-    cv2.circle(alpha, (int(c), int(c)), int(r), 1.0, -1)
-    alpha = cv2.GaussianBlur(alpha, (0, 0), max(1.0, side * 0.06))[:, :, None]
-    return Sprite(patch, alpha, value)
-
-
-def tray_a_stage(
-    photos: Path, tray: str = "white", max_photos: int | None = None, split: str = "all"
-) -> Stage:
-    """A stage from the tray-a photos: a photo of ``tray`` (grey or white) painted clean of
-    its dice, and every labelled die of the photos of ``split`` (``PHOTO_SPLITS``) a sprite."""
-    from companion.evaluation import photo_split
-
-    images = photo_split(list((photos / "images").glob("*.jpg")), split)[:max_photos]
-    photo, area = TRAY_A_STAGES[tray]
-    base_path = photos / "images" / photo
-    base = cv2.imread(str(base_path), cv2.IMREAD_COLOR)
-    if base is None:
-        raise FileNotFoundError(f"cannot read {base_path}")
-    h, w = base.shape[:2]
-    sizes = []
-    hole = np.zeros((h, w), np.uint8)
-    for line in (photos / "labels" / f"{base_path.stem}.txt").read_text().split("\n"):
-        if line.strip():
-            _, x, y, bw, bh = (float(v) for v in line.split())
-            r = int(max(bw * w, bh * h) * 0.85)
-            cv2.circle(hole, (int(x * w), int(y * h)), r, 255, -1)
-    background = cv2.inpaint(base, hole, 9, cv2.INPAINT_TELEA).astype(np.float32)
-    sprites: dict[int, list[Sprite]] = {v: [] for v in range(1, 7)}
-    rows = []
-    for path in images:
-        label = photos / "labels" / f"{path.stem}.txt"
-        if not label.is_file():
-            continue
-        for line in label.read_text().split("\n"):
-            if line.strip():
-                c, x, y, bw, bh = (float(v) for v in line.split())
-                rows.append((path, int(c) + 1, x, y, bw, bh))
-                sizes.append(max(bw, bh) * w)
-    edge = float(np.median(sizes)) * 0.92
-    cache: dict[Path, np.ndarray] = {}
-    for path, value, x, y, bw, bh in rows:
-        image = cache.get(path)
-        if image is None:
-            image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-            if image is None:
-                raise FileNotFoundError(f"cannot read the photo {path}")
-            cache[path] = image
-        ih, iw = image.shape[:2]
-        sprite = _cut_sprite(image, x * iw, y * ih, max(bw * iw, bh * ih), edge, value)
-        if sprite is not None:
-            sprites[value].append(sprite)
-    x0, y0, x1, y1 = area
-    return Stage(background, (x0 * w, y0 * h, x1 * w, y1 * h), edge, sprites)
-
-
-def render_stage(seed: int, size: tuple[int, int] = (640, 480)) -> Stage:
-    """A stage from rendered throws of one tray (same seed, so same tray and light)."""
-    sprites: dict[int, list[Sprite]] = {v: [] for v in range(1, 7)}
-    first = None
-    for k, faces in enumerate(((1, 2, 3), (4, 5, 6), (6, 1, 4), (2, 5, 3))):
-        shot = render_throw(seed, 3, size=size, faces=faces, jpeg_quality=95)
-        if first is None:
-            first = shot
-        for die in shot.dice:
-            sprite = _cut_sprite(shot.image, die.center[0], die.center[1], die.size * 1.2,
-                                 die.size, int(die.value))
-            if sprite is not None:
-                sprites[int(die.value)].append(sprite)
-        del k
-    assert first is not None
-    h, w = first.image.shape[:2]
-    hole = np.zeros((h, w), np.uint8)
-    for die in first.dice:
-        cv2.circle(hole, (int(die.center[0]), int(die.center[1])), int(die.size * 1.1), 255, -1)
-    background = cv2.inpaint(first.image, hole, 9, cv2.INPAINT_TELEA).astype(np.float32)
-    edge = float(np.median([d.size for d in first.dice]))
-    xs = [p[0] for p in first.tray_corners]
-    ys = [p[1] for p in first.tray_corners]
-    m = 1.6 * edge
-    area = (sorted(xs)[1] + m, sorted(ys)[1] + m, sorted(xs)[2] - m, sorted(ys)[2] - m)
-    return Stage(background, area, edge, sprites)
-
-
-# ---------------------------------------------------------------------------
-# Drawing
-
-
-def _paste(canvas: np.ndarray, sprite: Sprite, x: float, y: float, turns: int,
-           blur: int = 0) -> None:
-    image, alpha = np.rot90(sprite.image, turns), np.rot90(sprite.alpha, turns)
-    if blur > 1:
-        kernel = np.zeros((blur, blur), np.float32)
-        kernel[blur // 2, :] = 1.0 / blur
-        image = cv2.filter2D(np.ascontiguousarray(image), -1, kernel)
-        alpha = cv2.filter2D(np.ascontiguousarray(alpha), -1, kernel)[:, :, None]
-    s = image.shape[0]
-    x0, y0 = int(round(x - s / 2)), int(round(y - s / 2))
-    h, w = canvas.shape[:2]
-    cx0, cy0, cx1, cy1 = max(0, x0), max(0, y0), min(w, x0 + s), min(h, y0 + s)
-    if cx1 <= cx0 or cy1 <= cy0:
-        return
-    a = alpha[cy0 - y0 : cy1 - y0, cx0 - x0 : cx1 - x0]
-    roi = canvas[cy0:cy1, cx0:cx1]
-    roi *= 1.0 - a
-    roi += image[cy0 - y0 : cy1 - y0, cx0 - x0 : cx1 - x0] * a
-
-
-def _shade(canvas: np.ndarray, mask: np.ndarray, colour: tuple[int, int, int],
-           rng_value: float = 1.0) -> None:
-    a = cv2.GaussianBlur(mask, (0, 0), 1.2)[:, :, None]
-    canvas *= 1.0 - a
-    canvas += np.array(colour, np.float32) * rng_value * a
-
-
-def _shadow(canvas: np.ndarray, mask: np.ndarray, offset: tuple[int, int], strength: float,
-            soft: float) -> None:
-    m = np.roll(mask, offset, axis=(0, 1))
-    m = cv2.GaussianBlur(m, (0, 0), soft)[:, :, None]
-    canvas *= 1.0 - strength * m
-
-
-@dataclass(frozen=True)
-class HandLook:
-    """One person's hand: skin tone, sleeve colour (None: bare forearm), size in die edges."""
-
-    skin: tuple[int, int, int]
-    sleeve: tuple[int, int, int] | None
-    scale: float
-
-
-def draw_hand(canvas: np.ndarray, look: HandLook, tip: tuple[float, float],
-              entry: tuple[float, float], edge: float, finger: bool = False) -> None:
-    """A forearm from ``entry`` (outside the frame) to a hand whose fingertips are at ``tip``."""
-    h, w = canvas.shape[:2]
-    tx, ty = tip
-    ex, ey = entry
-    d = math.hypot(tx - ex, ty - ey) or 1.0
-    ux, uy = (tx - ex) / d, (ty - ey) / d
-    palm_len = edge * 4.2 * look.scale
-    arm_w = edge * 3.0 * look.scale
-    px, py = tx - ux * palm_len * 0.75, ty - uy * palm_len * 0.75
-    shape = np.zeros((h, w), np.float32)
-    arm = np.zeros((h, w), np.float32)
-    # Forearm from far outside the frame to the wrist.
-    wx, wy = tx - ux * palm_len, ty - uy * palm_len
-    far = (int(wx - ux * 4 * w), int(wy - uy * 4 * w))
-    cv2.line(arm, far, (int(wx), int(wy)), 1.0, int(arm_w))
-    if finger:
-        cv2.line(shape, (int(wx), int(wy)), (int(tx), int(ty)), 1.0, max(2, int(edge * 0.7)))
-        cv2.circle(shape, (int(wx), int(wy)), int(arm_w * 0.6), 1.0, -1)
-    else:
-        angle = math.degrees(math.atan2(uy, ux))
-        cv2.ellipse(shape, (int(px), int(py)), (int(palm_len * 0.4), int(arm_w * 0.6)),
-                    angle, 0, 360, 1.0, -1)
-        for k in (-1.5, -0.5, 0.5, 1.5):
-            ox, oy = -uy * k * arm_w * 0.32, ux * k * arm_w * 0.32
-            start = (int(px + ox), int(py + oy))
-            end = (int(tx + ox - ux * abs(k) * edge * 0.5), int(ty + oy - uy * abs(k) * edge * 0.5))
-            cv2.line(shape, start, end, 1.0, max(2, int(edge * 0.55 * look.scale)))
-    both = np.clip(shape + arm, 0, 1)
-    _shadow(canvas, both, (int(edge * 0.5), int(edge * 0.6)), 0.35, edge * 0.8)
-    _shade(canvas, arm, look.sleeve or look.skin, 0.95)
-    _shade(canvas, shape, look.skin, 1.0)
-    # Skin and cloth are not flat colour: light falls off across the hand.
-    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
-    relief = 0.9 + 0.2 * np.cos(((xs - tx) * uy - (ys - ty) * ux) / (arm_w * 0.5))
-    a = cv2.GaussianBlur(both, (0, 0), 1.2)[:, :, None]
-    canvas *= 1.0 - a + a * relief[:, :, None]
-
-
-def draw_cup(canvas: np.ndarray, centre: tuple[float, float], edge: float,
-             colour: tuple[int, int, int], radius_edges: float = 2.8,
-             height: float = 0.0) -> None:
-    """A dice cup upside down seen from above (``height`` > 0: lifted, so larger, offset)."""
-    h, w = canvas.shape[:2]
-    r = edge * radius_edges * (1.0 + 0.25 * height)
-    cx, cy = centre[0] + edge * height, centre[1] - edge * height
-    body = np.zeros((h, w), np.float32)
-    cv2.circle(body, (int(cx), int(cy)), int(r), 1.0, -1)
-    _shadow(canvas, body, (int(edge * (0.5 + 2 * height)), int(edge * (0.6 + 2 * height))),
-            0.45, edge * (0.6 + height))
-    _shade(canvas, body, colour)
-    top = np.zeros((h, w), np.float32)
-    cv2.circle(top, (int(cx), int(cy)), int(r * 0.72), 1.0, -1)
-    light = tuple(min(255, int(c * 1.35 + 8)) for c in colour)
-    _shade(canvas, top, light)  # type: ignore[arg-type]
-    ring = np.zeros((h, w), np.float32)
-    cv2.circle(ring, (int(cx), int(cy)), int(r * 0.9), 1.0, max(1, int(edge * 0.15)))
-    _shade(canvas, ring, tuple(int(c * 0.7) for c in colour))  # type: ignore[arg-type]
-
-
-def draw_coaster(canvas: np.ndarray, centre: tuple[float, float], edge: float,
-                 colour: tuple[int, int, int], square: bool, print_colour: tuple[int, int, int]
-                 ) -> None:
-    """A cardboard beer mat (round or square, ~6.5 die edges across) with a printed ring."""
-    h, w = canvas.shape[:2]
-    r = edge * 3.3
-    mat = np.zeros((h, w), np.float32)
-    cx, cy = int(centre[0]), int(centre[1])
-    if square:
-        cv2.rectangle(mat, (int(cx - r), int(cy - r)), (int(cx + r), int(cy + r)), 1.0, -1)
-    else:
-        cv2.circle(mat, (cx, cy), int(r), 1.0, -1)
-    _shadow(canvas, mat, (2, 2), 0.2, 1.5)
-    _shade(canvas, mat, colour)
-    logo = np.zeros((h, w), np.uint8)
-    cv2.circle(logo, (cx, cy), int(r * 0.6), 255, max(2, int(edge * 0.35)))
-    cv2.putText(logo, "BIER", (int(cx - r * 0.45), int(cy + r * 0.12)),
-                cv2.FONT_HERSHEY_SIMPLEX, edge / 40, 255, max(1, int(edge / 14)))
-    _shade(canvas, logo.astype(np.float32) / 255.0, print_colour)
-
-
-# ---------------------------------------------------------------------------
-# Scripts
+from companion.synth.stage import Placed, Stage, paste, render_stage, tray_a_stage
 
 
 @dataclass
@@ -337,7 +63,7 @@ class Writer:
     def scene(self) -> np.ndarray:
         canvas = self.stage.background.copy()
         for d in self.dice:
-            _paste(canvas, d.sprite, d.x, d.y, d.turns)
+            paste(canvas, d.sprite, d.x, d.y, d.turns)
         return canvas
 
     def emit(self, canvas: np.ndarray, count: int = 1) -> None:
@@ -416,7 +142,7 @@ class Writer:
             for d in flying:
                 x = entry[0] + (d.x - entry[0]) * (0.45 + 0.55 * t) + self.rng.normal(0, e * 0.3)
                 y = entry[1] + (d.y - entry[1]) * (0.45 + 0.55 * t) + self.rng.normal(0, e * 0.3)
-                _paste(canvas, d.sprite, x, y, int(self.rng.integers(4)), blur=int(e * 0.4))
+                paste(canvas, d.sprite, x, y, int(self.rng.integers(4)), blur=int(e * 0.4))
             if k < frames // 2 + 1:
                 tip = (entry[0] + (d.x - entry[0]) * 0.35, entry[1] + (d.y - entry[1]) * 0.35)
                 draw_hand(canvas, look, tip, entry, e)

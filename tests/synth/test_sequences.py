@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from companion.hardware.camera import load_sequence
-from companion.synth.sequences import Writer, evening, render_stage
+from companion.synth.sequences import Writer, evening
+from companion.synth.stage import render_stage
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from pipdraw import photos_dir
 
-from companion.synth.sequences import OCCLUDERS, Writer, occluder, render_stage, tray_a_stage
+from companion.synth.sequences import OCCLUDERS, Writer, occluder
+from companion.synth.stage import render_stage, tray_a_stage
 from companion.vision.occlusion import CUP, HAND, SHADOW, THING, OcclusionDetector
 from companion.vision.recognizer import PipRecognizer
 from companion.vision.settle import SettleDetector
@@ -94,7 +95,7 @@ def test_a_cup_over_the_dice_is_covered_and_the_dice_under_it_are_one_new_throw(
 
 
 def test_hands_of_every_skin_tone_and_sleeve_block_the_rest(stage):
-    from companion.synth.sequences import SKIN_TONES, SLEEVES, HandLook, draw_hand
+    from companion.synth.occluders import SKIN_TONES, SLEEVES, HandLook, draw_hand
 
     for skin in SKIN_TONES:
         for sleeve in SLEEVES:
