@@ -221,9 +221,11 @@ class Writer:
         self._hand_path(look, tip, entry, n, back=False)
         canvas = self.scene()
         draw_hand(canvas, look, tip, entry, self.stage.edge)
+        still = len(self.frames)
         self.emit(canvas, self.seconds(seconds))
         self._hand_path(look, tip, entry, n, back=True)
-        self.events.append({"event": "rest", "start": start, "end": len(self.frames)})
+        self.events.append({"event": "rest", "start": start, "still": still,
+                            "end": len(self.frames)})
 
     def cup(self, seconds: float) -> None:
         """A cup put upside down over the dice (or beside them), then lifted."""
@@ -242,15 +244,17 @@ class Writer:
             draw_cup(canvas, centre, e, colour, height=(3 - k) / 3 * 1.5)
             draw_hand(canvas, look, centre, entry, e)
             self.emit(canvas)
-        still = base.copy()
-        draw_cup(still, centre, e, colour)
-        self.emit(still, self.seconds(seconds))
+        covered = base.copy()
+        draw_cup(covered, centre, e, colour)
+        still = len(self.frames)
+        self.emit(covered, self.seconds(seconds))
         for k in range(4):
             canvas = base.copy()
             draw_cup(canvas, centre, e, colour, height=(k + 1) / 4 * 1.5)
             draw_hand(canvas, look, centre, entry, e)
             self.emit(canvas)
-        self.events.append({"event": "cup", "start": start, "end": len(self.frames)})
+        self.events.append({"event": "cup", "start": start, "still": still,
+                            "end": len(self.frames)})
 
     def coaster(self, seconds: float) -> None:
         e = self.stage.edge
@@ -267,6 +271,7 @@ class Writer:
             if k == -1:
                 canvas = base.copy()
                 draw_coaster(canvas, target, e, colour, square, ink)
+                still = len(self.frames)
                 self.emit(canvas, self.seconds(seconds))
                 continue
             t = (k + 1) / frames
@@ -276,7 +281,8 @@ class Writer:
             tip = (pos[0], pos[1] + 3.0 * e)
             draw_hand(canvas, self.look(), tip, (tip[0], h * 1.5), e, finger=True)
             self.emit(canvas)
-        self.events.append({"event": "coaster", "start": start, "end": len(self.frames)})
+        self.events.append({"event": "coaster", "start": start, "still": still,
+                            "end": len(self.frames)})
 
     def shadow(self, seconds: float) -> None:
         h, w = self.stage.background.shape[:2]
@@ -309,6 +315,24 @@ class Writer:
         self.events.append({"event": "nudge", "start": start, "end": len(self.frames),
                             "moved_edges": round(step / e, 3)})
 
+    def start_with(self, kind: str, seconds: float) -> None:
+        """Begin the sequence with an occluder already lying still in the tray (a hand
+        resting, a cup upside down, a coaster) when the camera starts; then it leaves.
+
+        Only as the first event: the frames before the occluder lay still are dropped,
+        so the first frame the camera sees has it in the tray.
+        """
+        if self.frames or self.expected:
+            raise ValueError("start_with must be the first event of a sequence")
+        if kind not in STARTERS:
+            raise ValueError(f"unknown start-up occluder {kind!r}; use one of {STARTERS}")
+        {"rest": self.rest, "cup": self.cup, "coaster": self.coaster}[kind](seconds)
+        event = self.events[-1]
+        cut = event["still"]
+        del self.frames[:cut]
+        self.events[-1] = {"event": f"start-{kind}", "start": 0, "still": 0,
+                           "end": event["end"] - cut}
+
     def values(self) -> list[int]:
         return sorted(d.value for d in self.dice)
 
@@ -326,6 +350,8 @@ class Writer:
 
 
 OCCLUDERS = ("pass", "rest", "cup", "coaster", "shadow", "nudge")
+# What may already lie in the tray when the camera starts (``Writer.start_with``).
+STARTERS = ("rest", "cup", "coaster")
 
 
 def occluder(w: Writer, kind: str) -> None:
@@ -348,15 +374,19 @@ def occluder(w: Writer, kind: str) -> None:
 
 
 def evening(stage: Stage, seed: int, players: int = 3, rounds: int = 2, fps: float = 15.0,
-            occluder_chance: float = 0.6, hidden: bool = True) -> tuple[Writer, list[dict]]:
+            occluder_chance: float = 0.6, hidden: bool = True,
+            start: str | None = None) -> tuple[Writer, list[dict]]:
     """Schocken rounds at the tray with occluders in between; returns the writer and turns.
 
     Each turn is 1-3 throws (later throws keep 0-2 dice aside); the round's first player
-    may throw the third time under the cup (``hidden``).
+    may throw the third time under the cup (``hidden``). With ``start`` (one of
+    ``STARTERS``) that occluder already lies in the tray when the camera starts.
     """
     rng = np.random.default_rng(seed)
     w = Writer(stage, rng, fps)
     turns: list[dict] = []
+    if start is not None:
+        w.start_with(start, float(rng.uniform(1.5, 3.0)))
     w.hold(1.0)
     kinds = list(OCCLUDERS)
     for r in range(rounds):
@@ -403,7 +433,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             s = tray_a_stage(args.photos, ("white", "grey")[k % 2], split=args.split)
         else:
             s = render_stage(args.seed * 100 + k)
-        w, turns = evening(s, args.seed * 1000 + k, rounds=args.rounds, fps=args.fps)
+        # Three sequences in four start with a hand, a cup or a coaster in the tray.
+        start = ((None, *STARTERS))[k % (len(STARTERS) + 1)]
+        w, turns = evening(s, args.seed * 1000 + k, rounds=args.rounds, fps=args.fps,
+                           start=start)
         w.write(args.out / f"evening-{args.seed}-{k}", turns=turns)
         print(f"{args.out / f'evening-{args.seed}-{k}'}: {len(w.frames)} frames,"
               f" {len(w.expected)} throws")

@@ -17,7 +17,20 @@ they touch), anything else is larger, or comes in over the tray's rim:
   than ``unexplained_dice_areas`` (a coaster or phone that is small enough to pass
   the first test, next to the dice).
 
-A round blob the size of a dice cup (``CUP_EDGES`` die edges across) whose middle is
+The reference must not hold a hand or a cup, so until it has been taken it is
+*provisional*: the first still frame whose inner tray (all but a rim of
+``INNER_SHARE`` of the tray's size, where the walls are) shows nothing unlike the floor
+larger than ``max_dice_areas`` die areas becomes it. Before that, such a thing blocks
+the rest like any occluder: a hand resting in the tray, a cup or a coaster lying
+there when the camera starts. A tray whose floor is not one colour (a printed mat, a
+wrong floor colour) would never pass, so after ``startup_checks`` still frames the
+reference is taken as it is. Should it hold something after all, the spot that thing
+leaves turns back into floor: where the reference was unlike the floor and the
+picture now is like it, nothing is in the tray (even where the change is mild), so the
+next clean rest heals the reference.
+
+A round blob (filling ``ROUND_CUP`` of its enclosing circle: a square beer mat does
+not) the size of a dice cup (``CUP_EDGES`` die edges across) whose middle is
 no lighter than the floor (below 110 % of its brightness: leather, dark or coloured
 plastic) is a dice cup upside down over the dice: the tray is *covered*. A lighter
 round thing of that size is a coaster (white or cream cardboard), an occluder like any
@@ -42,10 +55,18 @@ from companion.vision.types import Reading, VisionError
 DEFAULT_DIE_SHARE = 0.055
 # A dice cup (leather or plastic, 7-10 cm across) seen from above, in die edges (16 mm).
 CUP_EDGES = (3.5, 9.0)
+# How much of its enclosing circle a cup's outline fills at least (see ``_is_cup``).
+ROUND_CUP = 0.8
 HAND = "hand in the tray"
 THING = "something in the tray"
 CUP = "cup over the dice"
 SHADOW = "shadow over the tray"
+# The inner tray the start-up check looks at: the tray's mask eroded by this share of its
+# smaller side (the walls, the rim, a light box's edge are not floor-coloured).
+INNER_SHARE = 0.08
+# Still frames to wait for a start-up reference with nothing in the tray (at 15 fps:
+# 10 s), before taking it as it is.
+STARTUP_CHECKS = 150
 
 
 @dataclass(frozen=True)
@@ -72,6 +93,7 @@ class OcclusionDetector:
         max_dice_areas: float = 8.0,
         rim_dice_areas: float = 3.5,
         unexplained_dice_areas: float = 2.5,
+        startup_checks: int = STARTUP_CHECKS,
     ) -> None:
         if level <= 0 or floor_level <= 0:
             raise VisionError("occlusion levels must be positive")
@@ -82,6 +104,7 @@ class OcclusionDetector:
         self.max_dice_areas = max_dice_areas
         self.rim_dice_areas = rim_dice_areas
         self.unexplained_dice_areas = unexplained_dice_areas
+        self.startup_checks = startup_checks
         self.die_edge: float | None = None  # in frame pixels, from profile or readings
         self.reset()
 
@@ -91,6 +114,10 @@ class OcclusionDetector:
         self._floor: np.ndarray | None = None
         self._mask: np.ndarray | None = None
         self._rim: np.ndarray | None = None
+        self._inner: np.ndarray | None = None
+        self._left: np.ndarray | None = None  # where the reference is unlike the floor
+        self.provisional = True  # no still frame with a clean tray taken as reference yet
+        self._startup_left = self.startup_checks
         self._scale = 1.0  # small pixels per frame pixel
         self._frame_size: tuple[int, int] | None = None
         self.die_edge = None if self.profile is None else self.profile.die_size
@@ -115,14 +142,24 @@ class OcclusionDetector:
             mask = np.zeros((h, w), np.uint8)
             m = max(1, round(0.02 * min(h, w)))
             mask[m : h - m, m : w - m] = 255
-            centre = small[h // 4 : 3 * h // 4, w // 4 : 3 * w // 4].reshape(-1, 3)
-            floor = np.median(centre, axis=0).astype(np.float32)
+            floor = _main_colour(small, mask)
         if self.die_edge is None:
             self.die_edge = DEFAULT_DIE_SHARE * max(frame_size)
         self._mask = mask
         self._rim = cv2.subtract(mask, cv2.erode(mask, np.ones((5, 5), np.uint8)))
+        ys, xs = np.nonzero(mask)
+        side = min(np.ptp(xs), np.ptp(ys)) if len(xs) else 0
+        k = 2 * round(INNER_SHARE * side) + 1
+        self._inner = cv2.erode(mask, np.ones((k, k), np.uint8))
         self._floor = np.full(small.shape, np.clip(floor, 0, 255), np.uint8)
+        self._set_reference(small)
+        self.provisional = True
+        self._startup_left = self.startup_checks
+
+    def _set_reference(self, small: np.ndarray) -> None:
+        assert self._floor is not None
         self._reference = small.copy()
+        self._left = cv2.absdiff(small, self._floor).max(axis=2) > self.floor_level
 
     @property
     def die_area(self) -> float:
@@ -142,11 +179,18 @@ class OcclusionDetector:
         # a little, but over a large area: a milder change, averaged over about a die.
         k = max(3, round(math.sqrt(self.die_area)) | 1)
         mild = (cv2.blur(diff, (k, k)) > self.soft_level) & (diff > self.soft_level // 2)
+        # Where the reference held something unlike the floor and the picture is floor
+        # now, that thing left: nothing is there, however much the picture changed.
+        mild &= ~(self._left & ~unlike_floor)
         fg = ((diff > self.level) & unlike_floor | mild).view(np.uint8) * np.uint8(255)
         return cv2.bitwise_and(fg, self._mask)
 
     def check(self, small: np.ndarray, frame_size: tuple[int, int]) -> TrayState:
         """Is the tray blocked by something that is not a die, or covered by a cup?"""
+        if self.provisional:
+            startup = self._check_startup(small, frame_size)
+            if startup.blocked:
+                return startup
         fg = self.foreground(small, frame_size)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
         if n <= 1:
@@ -168,6 +212,34 @@ class OcclusionDetector:
             return TrayState(True, THING)
         return CLEAR
 
+    def _check_startup(self, small: np.ndarray, frame_size: tuple[int, int]) -> TrayState:
+        """Before a reference is taken: is anything unlike the floor and larger than a few
+        dice in the inner tray? If not, ``small`` becomes the reference."""
+        if self._reference is None or self._reference.shape != small.shape:
+            self._setup(small, frame_size)
+        assert self._floor is not None and self._inner is not None
+        self._startup_left -= 1
+        unlike = cv2.absdiff(small, self._floor).max(axis=2) > self.floor_level
+        inner = cv2.bitwise_and(unlike.view(np.uint8) * np.uint8(255), self._inner)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(inner, connectivity=8)
+        if n > 1 and self._startup_left > 0:
+            areas = stats[1:, cv2.CC_STAT_AREA] / self.die_area
+            big = int(np.argmax(areas)) + 1
+            if areas[big - 1] > self.max_dice_areas:
+                blob = (labels == big).view(np.uint8)
+                if self._is_cup(small, blob, stats[big]):
+                    return TrayState(True, CUP, covered=True)
+                return TrayState(True, HAND if self._touches_rim(labels, big) else THING)
+        self._set_reference(small)
+        self.provisional = False
+        return CLEAR
+
+    def _touches_rim(self, labels: np.ndarray, label: int) -> bool:
+        """Does blob ``label`` (found in the inner tray) reach the inner tray's edge?"""
+        assert self._inner is not None
+        edge = cv2.subtract(self._inner, cv2.erode(self._inner, np.ones((3, 3), np.uint8)))
+        return bool(np.any(labels[edge > 0] == label))
+
     def _is_shadow(self, small: np.ndarray, blob: np.ndarray) -> bool:
         """The blob is the reference, only darker by the same share in every channel."""
         assert self._reference is not None
@@ -184,13 +256,16 @@ class OcclusionDetector:
         edge = math.sqrt(self.die_area)
         if not CUP_EDGES[0] <= 2 * radius / edge <= CUP_EDGES[1]:
             return False
-        # The outline, holes filled: the cup's lighter top may look like the floor.
-        round_enough = cv2.contourArea(outline) / (math.pi * radius * radius) > 0.6
-        # The middle of the circle: the cup's top, not its shadow on the floor beside it.
+        # The outline, holes filled: the cup's lighter top may look like the floor. A
+        # circle with the cup's shadow beside it fills 0.9 of its enclosing circle, a
+        # square beer mat 0.64.
+        round_enough = cv2.contourArea(outline) / (math.pi * radius * radius) > ROUND_CUP
+        # The middle of the circle: the cup's top, not its shadow on the floor beside it;
+        # the median, so a beer mat's printed ring or logo does not darken it.
         core = np.zeros(blob.shape, np.uint8)
         cv2.circle(core, (round(cx), round(cy)), max(1, round(radius * 0.5)), 1, -1)
-        inside = cv2.mean(small, mask=core)[:3]
-        not_light = sum(inside) / 3 < 1.1 * float(self._floor[0, 0].astype(np.float32).mean())
+        inside = float(np.median(small[core > 0].astype(np.float32).mean(axis=1)))
+        not_light = inside < 1.1 * float(self._floor[0, 0].astype(np.float32).mean())
         return bool(round_enough and not_light)
 
     def unexplained(
@@ -221,4 +296,18 @@ class OcclusionDetector:
     def learn(self, small: np.ndarray) -> None:
         """Take ``small`` (a clean rest) as the reference the next frames are compared with."""
         if self._reference is not None and self._reference.shape == small.shape:
-            self._reference = small.copy()
+            self._set_reference(small)
+            self.provisional = False
+
+
+def _main_colour(small: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The floor's colour without a calibration: the commonest colour inside ``mask``
+    (16 levels a channel), refined to the median of its pixels. Dice, a hand or a cup
+    covering part of the tray do not move it as a median of the middle would."""
+    inside = small[mask > 0]
+    if not len(inside):
+        inside = small.reshape(-1, 3)
+    q = (inside // 16).astype(np.int32)
+    code = (q[:, 0] * 16 + q[:, 1]) * 16 + q[:, 2]
+    common = int(np.bincount(code, minlength=4096).argmax())
+    return np.median(inside[code == common], axis=0).astype(np.float32)
