@@ -17,17 +17,17 @@ they touch), anything else is larger, or comes in over the tray's rim:
   than ``unexplained_dice_areas`` (a coaster or phone that is small enough to pass
   the first test, next to the dice).
 
-The reference must not hold a hand or a cup, so until it has been taken it is
-*provisional*: the first still frame whose inner tray (all but a rim of
-``INNER_SHARE`` of the tray's size, where the walls are) shows nothing unlike the floor
-larger than ``max_dice_areas`` die areas becomes it. Before that, such a thing blocks
+The reference must not hold a hand or a cup. The first frame is it when its inner tray
+(all but a rim of ``INNER_SHARE`` of the tray's size, where the walls are) shows
+nothing unlike the floor larger than ``max_dice_areas`` die areas; otherwise the
+reference is *provisional* until the first still frame that does. Before that, such a thing blocks
 the rest like any occluder: a hand resting in the tray, a cup or a coaster lying
 there when the camera starts. A tray whose floor is not one colour (a printed mat, a
 wrong floor colour) would never pass, so after ``startup_checks`` still frames the
 reference is taken as it is. Should it hold something after all, the spot that thing
-leaves turns back into floor: where the reference was unlike the floor and the
-picture now is like it, nothing is in the tray (even where the change is mild), so the
-next clean rest heals the reference.
+leaves turns back into floor: where the picture now is like the floor and much nearer
+to it than the reference was, nothing is in the tray (even where the change is mild),
+so the next clean rest heals the reference.
 
 A round blob (filling ``ROUND_CUP`` of its enclosing circle: a square beer mat does
 not) the size of a dice cup (``CUP_EDGES`` die edges across) whose middle is
@@ -115,7 +115,8 @@ class OcclusionDetector:
         self._mask: np.ndarray | None = None
         self._rim: np.ndarray | None = None
         self._inner: np.ndarray | None = None
-        self._left: np.ndarray | None = None  # where the reference is unlike the floor
+        # How far the reference is from the floor, less ``soft_level``.
+        self._ref_floor: np.ndarray | None = None
         self.provisional = True  # no still frame with a clean tray taken as reference yet
         self._startup_left = self.startup_checks
         self._scale = 1.0  # small pixels per frame pixel
@@ -153,13 +154,16 @@ class OcclusionDetector:
         self._inner = cv2.erode(mask, np.ones((k, k), np.uint8))
         self._floor = np.full(small.shape, np.clip(floor, 0, 255), np.uint8)
         self._set_reference(small)
-        self.provisional = True
+        # A first frame with nothing unlike the floor in the inner tray is a good
+        # reference; otherwise wait for one (see the module's docstring).
+        self.provisional = self._floor_check(small).blocked
         self._startup_left = self.startup_checks
 
     def _set_reference(self, small: np.ndarray) -> None:
         assert self._floor is not None
         self._reference = small.copy()
-        self._left = cv2.absdiff(small, self._floor).max(axis=2) > self.floor_level
+        far = cv2.absdiff(small, self._floor).max(axis=2).astype(np.int16) - self.soft_level
+        self._ref_floor = np.clip(far, 0, 255).astype(np.uint8)
 
     @property
     def die_area(self) -> float:
@@ -173,15 +177,17 @@ class OcclusionDetector:
             self._setup(small, frame_size)
         assert self._reference is not None and self._floor is not None
         assert self._mask is not None
+        assert self._ref_floor is not None
         diff = cv2.absdiff(small, self._reference).max(axis=2)
-        unlike_floor = cv2.absdiff(small, self._floor).max(axis=2) > self.floor_level
+        to_floor = cv2.absdiff(small, self._floor).max(axis=2)
+        unlike_floor = to_floor > self.floor_level
         # A hand the floor's colour (brown skin on a wooden tray) changes the picture only
         # a little, but over a large area: a milder change, averaged over about a die.
         k = max(3, round(math.sqrt(self.die_area)) | 1)
         mild = (cv2.blur(diff, (k, k)) > self.soft_level) & (diff > self.soft_level // 2)
-        # Where the reference held something unlike the floor and the picture is floor
-        # now, that thing left: nothing is there, however much the picture changed.
-        mild &= ~(self._left & ~unlike_floor)
+        # Where the picture is floor now and much nearer the floor than the reference
+        # was, something the reference held (or its shadow) left: nothing is there.
+        mild &= ~(~unlike_floor & (self._ref_floor > to_floor))
         fg = ((diff > self.level) & unlike_floor | mild).view(np.uint8) * np.uint8(255)
         return cv2.bitwise_and(fg, self._mask)
 
@@ -217,22 +223,33 @@ class OcclusionDetector:
         dice in the inner tray? If not, ``small`` becomes the reference."""
         if self._reference is None or self._reference.shape != small.shape:
             self._setup(small, frame_size)
-        assert self._floor is not None and self._inner is not None
+            if not self.provisional:
+                return CLEAR
         self._startup_left -= 1
-        unlike = cv2.absdiff(small, self._floor).max(axis=2) > self.floor_level
-        inner = cv2.bitwise_and(unlike.view(np.uint8) * np.uint8(255), self._inner)
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(inner, connectivity=8)
-        if n > 1 and self._startup_left > 0:
-            areas = stats[1:, cv2.CC_STAT_AREA] / self.die_area
-            big = int(np.argmax(areas)) + 1
-            if areas[big - 1] > self.max_dice_areas:
-                blob = (labels == big).view(np.uint8)
-                if self._is_cup(small, blob, stats[big]):
-                    return TrayState(True, CUP, covered=True)
-                return TrayState(True, HAND if self._touches_rim(labels, big) else THING)
+        view = self._floor_check(small)
+        if view.blocked and self._startup_left > 0:
+            return view
         self._set_reference(small)
         self.provisional = False
         return CLEAR
+
+    def _floor_check(self, small: np.ndarray) -> TrayState:
+        """Blocked when the inner tray holds something unlike the floor larger than
+        ``max_dice_areas`` die areas (compared with the floor model, not the reference)."""
+        assert self._floor is not None and self._inner is not None
+        unlike = cv2.absdiff(small, self._floor).max(axis=2) > self.floor_level
+        inner = cv2.bitwise_and(unlike.view(np.uint8) * np.uint8(255), self._inner)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(inner, connectivity=8)
+        if n <= 1:
+            return CLEAR
+        areas = stats[1:, cv2.CC_STAT_AREA] / self.die_area
+        big = int(np.argmax(areas)) + 1
+        if areas[big - 1] <= self.max_dice_areas:
+            return CLEAR
+        blob = (labels == big).view(np.uint8)
+        if self._is_cup(small, blob, stats[big]):
+            return TrayState(True, CUP, covered=True)
+        return TrayState(True, HAND if self._touches_rim(labels, big) else THING)
 
     def _touches_rim(self, labels: np.ndarray, label: int) -> bool:
         """Does blob ``label`` (found in the inner tray) reach the inner tray's edge?"""
