@@ -59,11 +59,16 @@ class Writer:
     expected: list[dict] = field(default_factory=list)
     events: list[dict] = field(default_factory=list)
     dice: list[Placed] = field(default_factory=list)
+    # A cup left upside down in the tray (centre, colour) over the dice ``under`` it.
+    cup_over: tuple[tuple[float, float], tuple[int, int, int]] | None = None
+    under: list[Placed] = field(default_factory=list)
 
     def scene(self) -> np.ndarray:
         canvas = self.stage.background.copy()
         for d in self.dice:
             paste(canvas, d.sprite, d.x, d.y, d.turns)
+        if self.cup_over is not None:
+            draw_cup(canvas, self.cup_over[0], self.stage.edge, self.cup_over[1])
         return canvas
 
     def emit(self, canvas: np.ndarray, count: int = 1) -> None:
@@ -97,6 +102,10 @@ class Writer:
         e = self.stage.edge
         for _ in range(400):
             x, y = float(self.rng.uniform(x0, x1)), float(self.rng.uniform(y0, y1))
+            if self.cup_over is not None:  # not under (nor against) a cup left standing
+                cx, cy = self.cup_over[0]
+                if math.hypot(x - cx, y - cy) < 4.5 * e:
+                    continue
             if all(math.hypot(x - d.x, y - d.y) > gap * e for d in avoid):
                 return x, y
         raise RuntimeError("no free spot for a die; the tray area is too small")
@@ -152,8 +161,12 @@ class Writer:
         self.events.append({"event": "throw", "start": start, "frame": len(self.frames),
                             "keep": keep, "values": self.values(), "quick": quick})
 
-    def hidden(self, hold_seconds: float = 3.0) -> None:
-        """Dice thrown under the cup: the cup stays upside down, then is lifted."""
+    def hidden(self, hold_seconds: float = 3.0, stay: bool = False) -> None:
+        """Dice thrown under the cup: the cup stays upside down, then is lifted.
+
+        With ``stay`` the cup is left standing over them (the round's first player keeps
+        the third throw hidden) until :meth:`lift`; the next throws land beside it.
+        """
         start = len(self.frames)
         e = self.stage.edge
         colour = CUP_COLOURS[int(self.rng.integers(len(CUP_COLOURS)))]
@@ -162,12 +175,13 @@ class Writer:
         centre = (min(max(centre[0], x0 + 2 * e), x1 - 2 * e),
                   min(max(centre[1], y0 + 2 * e), y1 - 2 * e))
         new: list[Placed] = []
-        for _ in range(3):
-            for _ in range(200):
-                a, r = float(self.rng.uniform(0, 2 * math.pi)), float(self.rng.uniform(0, 1.3 * e))
-                x, y = centre[0] + r * math.cos(a), centre[1] + r * math.sin(a)
-                if all(math.hypot(x - d.x, y - d.y) > 1.5 * e for d in new):
-                    break
+        turn = float(self.rng.uniform(0, 2 * math.pi))
+        for k in range(3):
+            # Apart (1.5 edges) and under the cup (2.8 edges): on a triangle 1.2 edges
+            # from its middle, each shaken a little.
+            a = turn + k * 2 * math.pi / 3 + float(self.rng.uniform(-0.3, 0.3))
+            r = float(self.rng.uniform(1.05, 1.35)) * e
+            x, y = centre[0] + r * math.cos(a), centre[1] + r * math.sin(a)
             value = int(self.rng.integers(1, 7))
             pool = self.stage.sprites[value]
             new.append(Placed(pool[int(self.rng.integers(len(pool)))], x, y,
@@ -181,11 +195,16 @@ class Writer:
             draw_hand(canvas, look, (centre[0], centre[1]), entry, e)
             self.emit(canvas)
         self.dice = new
-        covered = empty.copy()
-        draw_cup(covered, centre, e, colour)
+        self.cup_over = (centre, colour)
         self._hand_path(look, centre, entry, 3, back=True)  # the hand lets go
         cover_frame = len(self.frames)
-        self.emit(covered, self.seconds(hold_seconds))
+        self.hold(hold_seconds)
+        if stay:
+            self.under, self.dice = new, []
+            self.events.append({"event": "hidden", "start": start, "covered": cover_frame,
+                                "values": sorted(d.value for d in new), "stay": True})
+            return
+        self.cup_over = None
         base = self.scene()
         for k in range(3):  # lifted
             canvas = base.copy()
@@ -196,6 +215,36 @@ class Writer:
         self.expected.append({"frame": len(self.frames), "values": self.values()})
         self.events.append({"event": "hidden", "start": start, "covered": cover_frame,
                             "frame": len(self.frames), "values": self.values()})
+
+    def lift(self) -> None:
+        """Lift the cup left standing by ``hidden(stay=True)``: its dice are shown."""
+        if self.cup_over is None:
+            raise ValueError("no cup is standing in the tray")
+        (centre, colour), e = self.cup_over, self.stage.edge
+        look, entry = self.look(), self.entry()
+        start = len(self.frames)
+        self._hand_path(look, centre, entry, 3, back=False)
+        self.cup_over, self.dice, self.under = None, self.dice + self.under, []
+        base = self.scene()
+        for k in range(3):
+            canvas = base.copy()
+            draw_cup(canvas, centre, e, colour, height=(k + 1) / 3 * 1.5)
+            draw_hand(canvas, look, centre, entry, e)
+            self.emit(canvas)
+        self._hand_path(look, centre, entry, 3, back=True)
+        self.expected.append({"frame": len(self.frames), "values": self.values()})
+        self.events.append({"event": "lift", "start": start, "frame": len(self.frames),
+                            "values": self.values()})
+
+    def take(self) -> None:
+        """A hand takes the dice out of the tray (a cup left standing stays)."""
+        look, entry = self.look(), self.entry()
+        start = len(self.frames)
+        tip = (self.dice[0].x, self.dice[0].y) if self.dice else self.spot([], 0)
+        self._hand_path(look, tip, entry, 4, back=False)
+        self.dice = []
+        self._hand_path(look, tip, entry, 4, back=True)
+        self.events.append({"event": "take", "start": start, "end": len(self.frames)})
 
     def pass_over(self) -> None:
         look, entry = self.look(), self.entry()

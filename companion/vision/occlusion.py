@@ -36,6 +36,12 @@ plastic) is a dice cup upside down over the dice: the tray is *covered*. A light
 round thing of that size is a coaster (white or cream cardboard), an occluder like any
 other. The rule cannot tell a white cup from a coaster (it is then only an occluder),
 nor a dark round beer mat from a cup.
+
+A cup found over dice keeps the tray covered while nothing moves. Once something moves
+(the next player throws beside it: Schocken's hidden third throw stays under the cup
+until the round ends) its area is masked out while it stands there looking as it did,
+and a clean rest beside it leaves the floor under it in the reference; when it is
+lifted the mask is dropped and the dice under it are a new rest.
 """
 
 from __future__ import annotations
@@ -119,6 +125,10 @@ class OcclusionDetector:
         self._ref_floor: np.ndarray | None = None
         self.provisional = True  # no still frame with a clean tray taken as reference yet
         self._startup_left = self.startup_checks
+        self._cup: np.ndarray | None = None  # where a cup stands over dice (mask)
+        self._cup_look: np.ndarray | None = None  # its pixels when it was found
+        self._cup_area: np.ndarray = np.zeros((0, 0), bool)  # those pixels (no margin)
+        self._cup_moved = False  # something moved since the cup was found
         self._scale = 1.0  # small pixels per frame pixel
         self._frame_size: tuple[int, int] | None = None
         self.die_edge = None if self.profile is None else self.profile.die_size
@@ -189,6 +199,8 @@ class OcclusionDetector:
         # was, something the reference held (or its shadow) left: nothing is there.
         mild &= ~(~unlike_floor & (self._ref_floor > to_floor))
         fg = ((diff > self.level) & unlike_floor | mild).view(np.uint8) * np.uint8(255)
+        if self._cup is not None and self._cup_moved:
+            fg[self._cup > 0] = 0  # the hidden throw's cup: not in the way of the next
         return cv2.bitwise_and(fg, self._mask)
 
     def check(self, small: np.ndarray, frame_size: tuple[int, int]) -> TrayState:
@@ -197,6 +209,10 @@ class OcclusionDetector:
             startup = self._check_startup(small, frame_size)
             if startup.blocked:
                 return startup
+        if self._cup is not None and not self._cup_stands(small):
+            self._cup = self._cup_look = None  # lifted (or pushed): look at it afresh
+        if self._cup is not None and not self._cup_moved:
+            return TrayState(True, CUP, covered=True)
         fg = self.foreground(small, frame_size)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
         if n <= 1:
@@ -214,9 +230,29 @@ class OcclusionDetector:
         if areas[big - 1] > self.max_dice_areas:
             blob = (labels == big).view(np.uint8)
             if self._is_cup(small, blob, stats[big]):
+                self._remember_cup(small, blob)
                 return TrayState(True, CUP, covered=True)
             return TrayState(True, THING)
         return CLEAR
+
+    def moved(self) -> None:
+        """Something moved in the tray (the settle detector says so): from now on a cup
+        found standing over dice is masked out, so throws beside it are read."""
+        if self._cup is not None:
+            self._cup_moved = True
+
+    def _remember_cup(self, small: np.ndarray, blob: np.ndarray) -> None:
+        k = max(3, round(0.5 * math.sqrt(self.die_area)) | 1)
+        self._cup = cv2.dilate(blob, np.ones((k, k), np.uint8))
+        self._cup_look = small[blob > 0].astype(np.int16)
+        self._cup_area = blob > 0
+        self._cup_moved = False
+
+    def _cup_stands(self, small: np.ndarray) -> bool:
+        """Does the cup found earlier still stand where it stood, looking as it did?"""
+        assert self._cup_look is not None
+        now = small[self._cup_area].astype(np.int16)
+        return float(np.median(np.abs(now - self._cup_look).max(axis=1))) < self.level
 
     def _check_startup(self, small: np.ndarray, frame_size: tuple[int, int]) -> TrayState:
         """Before a reference is taken: is anything unlike the floor and larger than a few
@@ -313,6 +349,8 @@ class OcclusionDetector:
     def learn(self, small: np.ndarray) -> None:
         """Take ``small`` (a clean rest) as the reference the next frames are compared with."""
         if self._reference is not None and self._reference.shape == small.shape:
+            if self._cup is not None:  # keep the floor under a standing cup
+                small = np.where((self._cup > 0)[:, :, None], self._reference, small)
             self._set_reference(small)
             self.provisional = False
 

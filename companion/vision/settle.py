@@ -123,6 +123,8 @@ class SettleDetector:
             if self.state != MOVING:
                 self.state = MOVING
                 self.view = CLEAR
+                if self.occlusion is not None:
+                    self.occlusion.moved()
                 return SettleEvent(MOVING, now)
             return None
         still_since = now if self._still_since is None else self._still_since
