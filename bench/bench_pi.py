@@ -33,8 +33,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from companion.synth.sequences import Writer
 from companion.synth.stage import render_stage
+from companion.synth.writer import Writer
 
 PLAYERS = {"players": ["Anna", "Ben"], "starter": "Anna"}
 PIN = "123456"

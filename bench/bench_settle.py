@@ -2,7 +2,7 @@
 
 Settle detection (``companion.vision.settle`` with the occlusion check) runs on every
 camera frame, so it must be cheap: the target is at most 2 ms per frame on the Pi's
-lores stream (320x240). Frames come from ``companion.synth.sequences`` (a rendered
+lores stream (320x240). Frames come from ``companion.synth.writer`` (a rendered
 tray: a throw, dice at rest, a hand resting, a cup over the dice), shrunk to the lores
 size, so the still frames -- where the occlusion check runs -- are the bulk. Prints the
 median and 95th percentile of wall time and of the thread's CPU time per frame (on a
@@ -20,8 +20,8 @@ import time
 import cv2
 import numpy as np
 
-from companion.synth.sequences import Writer
 from companion.synth.stage import render_stage
+from companion.synth.writer import Writer
 from companion.vision.occlusion import OcclusionDetector
 from companion.vision.settle import SettleDetector
 

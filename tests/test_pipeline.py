@@ -173,8 +173,8 @@ def test_a_changed_frame_size_starts_settle_detection_afresh(table):
 @pytest.mark.slow
 def test_a_schocken_turn_with_hands_cups_and_coasters_in_between(table):
     """Throw count and hand status of the recorded turns stay right with occluders."""
-    from companion.synth.sequences import Writer, occluder
     from companion.synth.stage import render_stage
+    from companion.synth.writer import Writer, occluder
     from companion.vision.occlusion import OcclusionDetector
 
     game = table.create_game(
@@ -223,8 +223,8 @@ def test_a_schocken_turn_with_hands_cups_and_coasters_in_between(table):
 
 @pytest.mark.slow
 def test_a_blocked_tray_is_shown_on_the_camera_page(table):
-    from companion.synth.sequences import Writer, occluder
     from companion.synth.stage import render_stage
+    from companion.synth.writer import Writer, occluder
     from companion.vision.occlusion import OcclusionDetector
 
     table.create_game("schocken", {"players": ["Anna", "Ben"], "starter": "Anna"}, pin="1234")
@@ -247,8 +247,8 @@ def test_a_blocked_tray_is_shown_on_the_camera_page(table):
 def test_the_first_players_hidden_third_throw_under_a_cup_left_standing(table):
     """The cup over Anna's third throw is "covered" and proposed as the hidden throw; Ben
     throws beside the standing cup and is read; lifted, the cup shows the reveal."""
-    from companion.synth.sequences import Writer
     from companion.synth.stage import render_stage
+    from companion.synth.writer import Writer
     from companion.vision.occlusion import OcclusionDetector
 
     game = table.create_game(

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from pipdraw import photos_dir
 
-from companion.synth.sequences import OCCLUDERS, STARTERS, Writer, occluder
 from companion.synth.stage import render_stage, tray_a_stage
+from companion.synth.writer import OCCLUDERS, STARTERS, Writer, occluder
 from companion.vision.occlusion import CLEAR, CUP, HAND, SHADOW, THING, OcclusionDetector
 from companion.vision.recognizer import PipRecognizer
 from companion.vision.settle import SettleDetector
