@@ -43,7 +43,8 @@ import cv2
 import numpy as np
 
 from companion.synth.render import render_throw
-from companion.synth.sequences import Writer, render_stage
+from companion.synth.stage import render_stage
+from companion.synth.writer import Writer
 
 UNIT = Path(__file__).resolve().parent.parent / "systemd" / "dice-companion.service"
 

@@ -34,12 +34,12 @@ def test_scoring_rules():
     reported = [
         (15, (1, 2, 3)),  # right, 5 frames late
         (20, (1, 2, 3)),  # the same throw again: false
-        (45, (4, 5, 5)),  # wrong values
+        (45, (4, 5, 5), True),  # wrong values, a die marked uncertain
         (200, (1, 1, 1)),  # far too late: false, and the expected one is missed
     ]
     figures = score(expected, reported, fps=10)
     assert (figures["right"], figures["wrong_values"], figures["missed"],
-            figures["false_throws"]) == (1, 1, 1, 2)
+            figures["false_throws"], figures["wrong_values_flagged"]) == (1, 1, 1, 2, 1)
     assert figures["latency"] == [0.5, 0.5]
 
 

@@ -173,7 +173,8 @@ def test_a_changed_frame_size_starts_settle_detection_afresh(table):
 @pytest.mark.slow
 def test_a_schocken_turn_with_hands_cups_and_coasters_in_between(table):
     """Throw count and hand status of the recorded turns stay right with occluders."""
-    from companion.synth.sequences import Writer, occluder, render_stage
+    from companion.synth.stage import render_stage
+    from companion.synth.writer import Writer, occluder
     from companion.vision.occlusion import OcclusionDetector
 
     game = table.create_game(
@@ -222,7 +223,8 @@ def test_a_schocken_turn_with_hands_cups_and_coasters_in_between(table):
 
 @pytest.mark.slow
 def test_a_blocked_tray_is_shown_on_the_camera_page(table):
-    from companion.synth.sequences import Writer, occluder, render_stage
+    from companion.synth.stage import render_stage
+    from companion.synth.writer import Writer, occluder
     from companion.vision.occlusion import OcclusionDetector
 
     table.create_game("schocken", {"players": ["Anna", "Ben"], "starter": "Anna"}, pin="1234")
@@ -239,3 +241,57 @@ def test_a_blocked_tray_is_shown_on_the_camera_page(table):
         if latest is not None and latest[1].get("blocked"):
             blocked.append(latest[1]["blocked"])
     assert blocked and blocked[0] == "hand in the tray"
+
+
+@pytest.mark.slow
+def test_the_first_players_hidden_third_throw_under_a_cup_left_standing(table):
+    """The cup over Anna's third throw is "covered" and proposed as the hidden throw; Ben
+    throws beside the standing cup and is read; lifted, the cup shows the reveal."""
+    from companion.synth.stage import render_stage
+    from companion.synth.writer import Writer
+    from companion.vision.occlusion import OcclusionDetector
+
+    game = table.create_game(
+        "schocken", {"players": ["Anna", "Ben"], "starter": "Anna"}, pin="1234"
+    )
+    companion = Companion(
+        table, {"schocken": PipRecognizer()}, SettleDetector(0.6, occlusion=OcclusionDetector())
+    )
+    writer = Writer(render_stage(5), np.random.default_rng(41), 15.0)
+    fed = 0
+
+    def feed():
+        nonlocal fed
+        for frame in writer.frames[fed:]:
+            companion.process(frame, fed / 15.0)
+            fed += 1
+
+    writer.hold(1.0)
+    writer.throw()
+    writer.hold(1.5)
+    writer.throw()
+    writer.hold(1.5)
+    writer.hidden(2.0, stay=True)
+    feed()
+    assert companion.settle.state == "covered"
+    outcome = companion.confirm()
+    assert outcome.recorded == {"action": "throw", "player": "Anna", "throws": 3, "hidden": True}
+    writer.throw()  # Ben, beside the cup that stays over Anna's dice
+    writer.hold(1.5)
+    feed()
+    ben = writer.values()
+    outcome = companion.confirm()
+    assert outcome.recorded is not None, outcome.message
+    assert outcome.recorded["player"] == "Ben" and outcome.recorded["throws"] == 1
+    assert sorted(outcome.recorded["dice"]) == ben
+    writer.take()  # Ben's dice out of the tray; then Anna lifts her cup
+    writer.hold(1.0)
+    writer.lift()
+    writer.hold(1.5)
+    feed()
+    anna = writer.values()
+    outcome = companion.confirm()
+    assert outcome.recorded is not None, outcome.message
+    assert outcome.recorded["action"] == "reveal" and outcome.recorded["player"] == "Anna"
+    assert sorted(outcome.recorded["dice"]) == anna
+    assert len(table.snapshot(game)["history"]) == 3

@@ -7,7 +7,9 @@ throws it reports with ``expected.json``: a list of ``{"frame": i, "values": [..
 a new throw whose dice lie still from frame ``i`` on. A reported throw is *right* when
 an expected throw started at most 1 s before it, was not reported yet, and the values
 match; with other values it is *wrong_values*; with no such expected throw it is a
-*false_throws*. Expected throws left over are *missed*.
+*false_throws*. Expected throws left over are *missed*. Besides those figures it prints
+how many wrong readings had a die marked uncertain (``wrong_values_flagged``): for
+those the companion proposes nothing and asks to check the dice by hand.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ from companion.hardware.camera import (
 
 MATCH_SECONDS = 1.0
 KEYS = ("expected", "right", "wrong_values", "missed", "false_throws", "latency_median_s")
+# A reported throw: (frame, sorted values) or (frame, sorted values, any die uncertain).
+Reported = tuple[int, tuple[int, ...]] | tuple[int, tuple[int, ...], bool]
 
 
 @dataclass(frozen=True)
@@ -90,8 +94,9 @@ def find_sequences(directory: Path) -> list[RecordedSequence]:
 
 def reported_throws(
     sequence: RecordedSequence, recognizer: Any, profile: Any, settle_seconds: float
-) -> list[tuple[int, tuple[int, ...]]]:
-    """Play ``sequence`` through the runtime's path; the throws it reports (frame, values)."""
+) -> list[Reported]:
+    """Play ``sequence`` through the runtime's path; the throws it reports (frame, values,
+    whether a die was marked uncertain)."""
     import cv2
 
     from companion.turns import TurnTracker
@@ -103,7 +108,7 @@ def reported_throws(
         recognizer.read, SettleDetector(settle_seconds, occlusion=OcclusionDetector(profile))
     )
     tracker = TurnTracker()
-    out = []
+    out: list[Reported] = []
     for index, path in enumerate(sequence.frames):
         image = cv2.imread(str(path), cv2.IMREAD_COLOR)
         if image is None:
@@ -112,19 +117,19 @@ def reported_throws(
         if event is not None and event.kind == THROW and event.reading is not None:
             tracker.observe(event.reading, "eval")
             values = tuple(sorted(int(v) for v in event.reading.values if isinstance(v, int)))
-            out.append((index, values))
+            out.append((index, values, event.reading.uncertain))
     return out
 
 
-def score(
-    expected: list[ExpectedThrow], reported: list[tuple[int, tuple[int, ...]]], fps: float
-) -> dict[str, Any]:
+def score(expected: list[ExpectedThrow], reported: list[Reported], fps: float) -> dict[str, Any]:
     """Match reported throws with expected ones (see the module's docstring)."""
     window = MATCH_SECONDS * fps
     used: set[int] = set()
-    right = wrong = false = 0
+    right = wrong = flagged = false = 0
     latencies: list[float] = []
-    for frame, values in reported:
+    for item in reported:
+        frame, values = item[0], item[1]
+        unsure = len(item) > 2 and bool(item[2])
         candidates = [
             i for i, e in enumerate(expected)
             if i not in used and 0 <= frame - e.frame <= window
@@ -140,12 +145,14 @@ def score(
             right += 1
         else:
             wrong += 1
+            flagged += unsure
     return {
         "expected": len(expected),
         "right": right,
         "wrong_values": wrong,
         "missed": len(expected) - right - wrong,
         "false_throws": false,
+        "wrong_values_flagged": flagged,
         "latency": latencies,
     }
 
@@ -163,7 +170,7 @@ def evaluate_throws(
     plans = [(s, load_expected(s)) for s in sequences]  # check everything before running
     # The throws are Schocken throws: the recogniser knows the game uses three dice.
     recognizer = PipRecognizer(profile, max_dice=DICE)
-    totals = dict.fromkeys(KEYS[:-1], 0)
+    totals = dict.fromkeys((*KEYS[:-1], "wrong_values_flagged"), 0)
     latencies: list[float] = []
     per_sequence = []
     for sequence, expected in plans:
@@ -194,6 +201,10 @@ def _eval_throws(args: argparse.Namespace) -> int:
         print(f"{name}: {shown}")
     for key in KEYS:
         print(f"{key}: {result[key]}")
+    print(
+        f"wrong_values_flagged: {result['wrong_values_flagged']}"
+        " (a die marked uncertain: nothing proposed, the dice are checked by hand)"
+    )
     if args.json:
         print(json.dumps({key: result[key] for key in KEYS}))
     return 0

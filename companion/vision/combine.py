@@ -84,7 +84,7 @@ def combine_readings(readings: Sequence[Reading], match_edges: float = MATCH_EDG
 
 
 def _combine_die(group: _Group, n_readings: int) -> Die:
-    votes: dict[object, list[Die]] = {}
+    votes: dict[int | str | None, list[Die]] = {}
     for die in group.members:
         votes.setdefault(die.value, []).append(die)
     value, backers = max(

@@ -17,12 +17,31 @@ they touch), anything else is larger, or comes in over the tray's rim:
   than ``unexplained_dice_areas`` (a coaster or phone that is small enough to pass
   the first test, next to the dice).
 
-A round blob the size of a dice cup (``CUP_EDGES`` die edges across) whose middle is
+The reference must not hold a hand or a cup. The first frame is it when its inner tray
+(all but a rim of ``INNER_SHARE`` of the tray's size, where the walls are) shows
+nothing unlike the floor larger than ``max_dice_areas`` die areas; otherwise the
+reference is *provisional* until the first still frame that does. Before that, such a thing blocks
+the rest like any occluder: a hand resting in the tray, a cup or a coaster lying
+there when the camera starts. A tray whose floor is not one colour (a printed mat, a
+wrong floor colour) would never pass, so after ``startup_checks`` checks the
+reference is taken as it is. Should it hold something after all, the spot that thing
+leaves turns back into floor: where the picture now is like the floor and much nearer
+to it than the reference was, nothing is in the tray (even where the change is mild),
+so the next clean rest heals the reference.
+
+A round blob (filling ``ROUND_CUP`` of its enclosing circle: a square beer mat does
+not) the size of a dice cup (``CUP_EDGES`` die edges across) whose middle is
 no lighter than the floor (below 110 % of its brightness: leather, dark or coloured
 plastic) is a dice cup upside down over the dice: the tray is *covered*. A lighter
 round thing of that size is a coaster (white or cream cardboard), an occluder like any
 other. The rule cannot tell a white cup from a coaster (it is then only an occluder),
 nor a dark round beer mat from a cup.
+
+A cup found over dice keeps the tray covered while nothing moves. Once something moves
+(the next player throws beside it: Schocken's hidden third throw stays under the cup
+until the round ends) its area is masked out while it stands there looking as it did,
+and a clean rest beside it leaves the floor under it in the reference; when it is
+lifted the mask is dropped and the dice under it are a new rest.
 """
 
 from __future__ import annotations
@@ -42,10 +61,18 @@ from companion.vision.types import Reading, VisionError
 DEFAULT_DIE_SHARE = 0.055
 # A dice cup (leather or plastic, 7-10 cm across) seen from above, in die edges (16 mm).
 CUP_EDGES = (3.5, 9.0)
+# How much of its enclosing circle a cup's outline fills at least (see ``_is_cup``).
+ROUND_CUP = 0.8
 HAND = "hand in the tray"
 THING = "something in the tray"
 CUP = "cup over the dice"
 SHADOW = "shadow over the tray"
+# The inner tray the start-up check looks at: the tray's mask eroded by this share of its
+# smaller side (the walls, the rim, a light box's edge are not floor-coloured).
+INNER_SHARE = 0.08
+# Checks of a still tray to wait for a start-up reference with nothing in the tray
+# (the settle detector checks every 0.2 s: 10 s), before taking it as it is.
+STARTUP_CHECKS = 50
 
 
 @dataclass(frozen=True)
@@ -72,6 +99,7 @@ class OcclusionDetector:
         max_dice_areas: float = 8.0,
         rim_dice_areas: float = 3.5,
         unexplained_dice_areas: float = 2.5,
+        startup_checks: int = STARTUP_CHECKS,
     ) -> None:
         if level <= 0 or floor_level <= 0:
             raise VisionError("occlusion levels must be positive")
@@ -82,6 +110,7 @@ class OcclusionDetector:
         self.max_dice_areas = max_dice_areas
         self.rim_dice_areas = rim_dice_areas
         self.unexplained_dice_areas = unexplained_dice_areas
+        self.startup_checks = startup_checks
         self.die_edge: float | None = None  # in frame pixels, from profile or readings
         self.reset()
 
@@ -91,6 +120,15 @@ class OcclusionDetector:
         self._floor: np.ndarray | None = None
         self._mask: np.ndarray | None = None
         self._rim: np.ndarray | None = None
+        self._inner: np.ndarray | None = None
+        # How far the reference is from the floor, less ``soft_level``.
+        self._ref_floor: np.ndarray | None = None
+        self.provisional = True  # no still frame with a clean tray taken as reference yet
+        self._startup_left = self.startup_checks
+        self._cup: np.ndarray | None = None  # where a cup stands over dice (mask)
+        self._cup_look: np.ndarray | None = None  # its pixels when it was found
+        self._cup_area: np.ndarray = np.zeros((0, 0), bool)  # those pixels (no margin)
+        self._cup_moved = False  # something moved since the cup was found
         self._scale = 1.0  # small pixels per frame pixel
         self._frame_size: tuple[int, int] | None = None
         self.die_edge = None if self.profile is None else self.profile.die_size
@@ -115,14 +153,27 @@ class OcclusionDetector:
             mask = np.zeros((h, w), np.uint8)
             m = max(1, round(0.02 * min(h, w)))
             mask[m : h - m, m : w - m] = 255
-            centre = small[h // 4 : 3 * h // 4, w // 4 : 3 * w // 4].reshape(-1, 3)
-            floor = np.median(centre, axis=0).astype(np.float32)
+            floor = _main_colour(small, mask)
         if self.die_edge is None:
             self.die_edge = DEFAULT_DIE_SHARE * max(frame_size)
         self._mask = mask
         self._rim = cv2.subtract(mask, cv2.erode(mask, np.ones((5, 5), np.uint8)))
+        ys, xs = np.nonzero(mask)
+        side = min(np.ptp(xs), np.ptp(ys)) if len(xs) else 0
+        k = 2 * round(INNER_SHARE * side) + 1
+        self._inner = cv2.erode(mask, np.ones((k, k), np.uint8))
         self._floor = np.full(small.shape, np.clip(floor, 0, 255), np.uint8)
+        self._set_reference(small)
+        # A first frame with nothing unlike the floor in the inner tray is a good
+        # reference; otherwise wait for one (see the module's docstring).
+        self.provisional = self._floor_check(small).blocked
+        self._startup_left = self.startup_checks
+
+    def _set_reference(self, small: np.ndarray) -> None:
+        assert self._floor is not None
         self._reference = small.copy()
+        far = channel_max(cv2.absdiff(small, self._floor)).astype(np.int16) - self.soft_level
+        self._ref_floor = np.clip(far, 0, 255).astype(np.uint8)
 
     @property
     def die_area(self) -> float:
@@ -135,17 +186,33 @@ class OcclusionDetector:
         if self._reference is None or self._reference.shape != small.shape:
             self._setup(small, frame_size)
         assert self._reference is not None and self._floor is not None
-        diff = cv2.absdiff(small, self._reference).max(axis=2)
-        unlike_floor = cv2.absdiff(small, self._floor).max(axis=2) > self.floor_level
+        assert self._mask is not None
+        assert self._ref_floor is not None
+        diff = channel_max(cv2.absdiff(small, self._reference))
+        to_floor = channel_max(cv2.absdiff(small, self._floor))
+        unlike_floor = to_floor > self.floor_level
         # A hand the floor's colour (brown skin on a wooden tray) changes the picture only
         # a little, but over a large area: a milder change, averaged over about a die.
         k = max(3, round(math.sqrt(self.die_area)) | 1)
         mild = (cv2.blur(diff, (k, k)) > self.soft_level) & (diff > self.soft_level // 2)
+        # Where the picture is floor now and much nearer the floor than the reference
+        # was, something the reference held (or its shadow) left: nothing is there.
+        mild &= ~(~unlike_floor & (self._ref_floor > to_floor))
         fg = ((diff > self.level) & unlike_floor | mild).view(np.uint8) * np.uint8(255)
+        if self._cup is not None and self._cup_moved:
+            fg[self._cup > 0] = 0  # the hidden throw's cup: not in the way of the next
         return cv2.bitwise_and(fg, self._mask)
 
     def check(self, small: np.ndarray, frame_size: tuple[int, int]) -> TrayState:
         """Is the tray blocked by something that is not a die, or covered by a cup?"""
+        if self.provisional:
+            startup = self._check_startup(small, frame_size)
+            if startup.blocked:
+                return startup
+        if self._cup is not None and not self._cup_stands(small):
+            self._cup = self._cup_look = None  # lifted (or pushed): look at it afresh
+        if self._cup is not None and not self._cup_moved:
+            return TrayState(True, CUP, covered=True)
         fg = self.foreground(small, frame_size)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
         if n <= 1:
@@ -163,9 +230,70 @@ class OcclusionDetector:
         if areas[big - 1] > self.max_dice_areas:
             blob = (labels == big).view(np.uint8)
             if self._is_cup(small, blob, stats[big]):
+                self._remember_cup(small, blob)
                 return TrayState(True, CUP, covered=True)
             return TrayState(True, THING)
         return CLEAR
+
+    def moved(self) -> None:
+        """Something moved in the tray (the settle detector says so): from now on a cup
+        found standing over dice is masked out, so throws beside it are read."""
+        if self._cup is not None:
+            self._cup_moved = True
+
+    def _remember_cup(self, small: np.ndarray, blob: np.ndarray) -> None:
+        k = max(3, round(0.5 * math.sqrt(self.die_area)) | 1)
+        self._cup = cv2.dilate(blob, np.ones((k, k), np.uint8))
+        self._cup_look = small[blob > 0].astype(np.int16)
+        self._cup_area = blob > 0
+        self._cup_moved = False
+
+    def _cup_stands(self, small: np.ndarray) -> bool:
+        """Does the cup found earlier still stand where it stood, looking as it did?"""
+        assert self._cup_look is not None
+        now = small[self._cup_area].astype(np.int16)
+        diff = np.abs(now - self._cup_look)
+        most = np.maximum(np.maximum(diff[:, 0], diff[:, 1]), diff[:, 2])
+        return float(np.median(most)) < self.level
+
+    def _check_startup(self, small: np.ndarray, frame_size: tuple[int, int]) -> TrayState:
+        """Before a reference is taken: is anything unlike the floor and larger than a few
+        dice in the inner tray? If not, ``small`` becomes the reference."""
+        if self._reference is None or self._reference.shape != small.shape:
+            self._setup(small, frame_size)
+            if not self.provisional:
+                return CLEAR
+        self._startup_left -= 1
+        view = self._floor_check(small)
+        if view.blocked and self._startup_left > 0:
+            return view
+        self._set_reference(small)
+        self.provisional = False
+        return CLEAR
+
+    def _floor_check(self, small: np.ndarray) -> TrayState:
+        """Blocked when the inner tray holds something unlike the floor larger than
+        ``max_dice_areas`` die areas (compared with the floor model, not the reference)."""
+        assert self._floor is not None and self._inner is not None
+        unlike = channel_max(cv2.absdiff(small, self._floor)) > self.floor_level
+        inner = cv2.bitwise_and(unlike.view(np.uint8) * np.uint8(255), self._inner)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(inner, connectivity=8)
+        if n <= 1:
+            return CLEAR
+        areas = stats[1:, cv2.CC_STAT_AREA] / self.die_area
+        big = int(np.argmax(areas)) + 1
+        if areas[big - 1] <= self.max_dice_areas:
+            return CLEAR
+        blob = (labels == big).view(np.uint8)
+        if self._is_cup(small, blob, stats[big]):
+            return TrayState(True, CUP, covered=True)
+        return TrayState(True, HAND if self._touches_rim(labels, big) else THING)
+
+    def _touches_rim(self, labels: np.ndarray, label: int) -> bool:
+        """Does blob ``label`` (found in the inner tray) reach the inner tray's edge?"""
+        assert self._inner is not None
+        edge = cv2.subtract(self._inner, cv2.erode(self._inner, np.ones((3, 3), np.uint8)))
+        return bool(np.any(labels[edge > 0] == label))
 
     def _is_shadow(self, small: np.ndarray, blob: np.ndarray) -> bool:
         """The blob is the reference, only darker by the same share in every channel."""
@@ -183,13 +311,16 @@ class OcclusionDetector:
         edge = math.sqrt(self.die_area)
         if not CUP_EDGES[0] <= 2 * radius / edge <= CUP_EDGES[1]:
             return False
-        # The outline, holes filled: the cup's lighter top may look like the floor.
-        round_enough = cv2.contourArea(outline) / (math.pi * radius * radius) > 0.6
-        # The middle of the circle: the cup's top, not its shadow on the floor beside it.
+        # The outline, holes filled: the cup's lighter top may look like the floor. A
+        # circle with the cup's shadow beside it fills 0.9 of its enclosing circle, a
+        # square beer mat 0.64.
+        round_enough = cv2.contourArea(outline) / (math.pi * radius * radius) > ROUND_CUP
+        # The middle of the circle: the cup's top, not its shadow on the floor beside it;
+        # the median, so a beer mat's printed ring or logo does not darken it.
         core = np.zeros(blob.shape, np.uint8)
         cv2.circle(core, (round(cx), round(cy)), max(1, round(radius * 0.5)), 1, -1)
-        inside = cv2.mean(small, mask=core)[:3]
-        not_light = sum(inside) / 3 < 1.1 * float(self._floor[0, 0].astype(np.float32).mean())
+        inside = float(np.median(small[core > 0].astype(np.float32).mean(axis=1)))
+        not_light = inside < 1.1 * float(self._floor[0, 0].astype(np.float32).mean())
         return bool(round_enough and not_light)
 
     def unexplained(
@@ -220,4 +351,26 @@ class OcclusionDetector:
     def learn(self, small: np.ndarray) -> None:
         """Take ``small`` (a clean rest) as the reference the next frames are compared with."""
         if self._reference is not None and self._reference.shape == small.shape:
-            self._reference = small.copy()
+            if self._cup is not None:  # keep the floor under a standing cup
+                small = np.where((self._cup > 0)[:, :, None], self._reference, small)
+            self._set_reference(small)
+            self.provisional = False
+
+
+def channel_max(image: np.ndarray) -> np.ndarray:
+    """The largest of the three channels per pixel (``image.max(axis=2)``, which numpy
+    reduces some 30 times slower over so short an axis: this runs on every frame)."""
+    return np.maximum(np.maximum(image[:, :, 0], image[:, :, 1]), image[:, :, 2])
+
+
+def _main_colour(small: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The floor's colour without a calibration: the commonest colour inside ``mask``
+    (16 levels a channel), refined to the median of its pixels. Dice, a hand or a cup
+    covering part of the tray do not move it as a median of the middle would."""
+    inside = small[mask > 0]
+    if not len(inside):
+        inside = small.reshape(-1, 3)
+    q = (inside // 16).astype(np.int32)
+    code = (q[:, 0] * 16 + q[:, 1]) * 16 + q[:, 2]
+    common = int(np.bincount(code, minlength=4096).argmax())
+    return np.median(inside[code == common], axis=0).astype(np.float32)

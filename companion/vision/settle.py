@@ -5,7 +5,8 @@ changed pixels is above ``motion_fraction`` the tray is "moving"; once it has st
 below for ``still_seconds`` the tray is at rest. With an ``OcclusionDetector`` a rest
 with something in the tray that is not a die (a hand resting, a cup, a coaster) is
 "blocked" (or "covered" for a dice cup upside down), never "at rest"; it is checked on
-every still frame, so a shadow that creeps in without motion blocks too.
+the first still frame and then again every ``recheck_seconds`` while nothing moves, so
+a shadow that creeps in without motion blocks too.
 
 ``new_throw`` compares the tray with the last *accepted* rest, not the last quiet
 frame: the same dice coming back after a hand or cup left are not new. By default
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from companion.vision.occlusion import CLEAR, OcclusionDetector, TrayState
+from companion.vision.occlusion import CLEAR, OcclusionDetector, TrayState, channel_max
 from companion.vision.types import VisionError
 
 MOVING = "moving"
@@ -51,6 +52,7 @@ class SettleDetector:
         side: int = 160,
         occlusion: OcclusionDetector | None = None,
         auto_accept: bool = True,
+        recheck_seconds: float = 0.2,
     ) -> None:
         if still_seconds < 0:
             raise VisionError(f"still_seconds must be ≥ 0, got {still_seconds}")
@@ -62,6 +64,7 @@ class SettleDetector:
         self.side = side
         self.occlusion = occlusion
         self.auto_accept = auto_accept
+        self.recheck_seconds = recheck_seconds
         self.reset()
 
     def reset(self) -> None:
@@ -73,6 +76,7 @@ class SettleDetector:
         self._still_since: float | None = None
         self._last_rest: np.ndarray | None = None
         self._held = False
+        self._checked: float | None = None  # when the occlusion check last ran
         if self.occlusion is not None:
             self.occlusion.reset()
 
@@ -95,7 +99,7 @@ class SettleDetector:
 
     def changed_fraction(self, a: np.ndarray, b: np.ndarray) -> float:
         """Share of pixels that differ by more than ``change_level`` between two small frames."""
-        diff = cv2.absdiff(a, b).max(axis=2)
+        diff = channel_max(cv2.absdiff(a, b))
         return float(np.count_nonzero(diff > self.change_level)) / diff.size
 
     def update(
@@ -120,14 +124,22 @@ class SettleDetector:
         if self.changed_fraction(previous, small) > self.motion_fraction:
             self._still_since = now
             self._held = False
+            self._checked = None
             if self.state != MOVING:
                 self.state = MOVING
                 self.view = CLEAR
+                if self.occlusion is not None:
+                    self.occlusion.moved()
                 return SettleEvent(MOVING, now)
             return None
         still_since = now if self._still_since is None else self._still_since
         if now - still_since < self.still_seconds or self._held:
             return None
+        # Nothing moved since the last check: the tray only changes slowly (a creeping
+        # shadow), so look again after a while, not on every frame.
+        if self._checked is not None and now - self._checked < self.recheck_seconds:
+            return None
+        self._checked = now
         view = CLEAR if self.occlusion is None else self.occlusion.check(small, size)
         if view.blocked:
             # Once covered, a cup stays a cup while it lies still: its outline on the
@@ -161,6 +173,7 @@ class SettleDetector:
         """Reading the rest failed: report it again with the next still frame."""
         if self.state == AT_REST:
             self.state = MOVING
+            self._checked = None
 
     def block(self, view: TrayState) -> None:
         """A reader found the current rest blocked after all (something no die explains)."""

@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 
 from companion.hardware.camera import load_sequence
-from companion.synth.sequences import Writer, evening, render_stage
+from companion.synth.sequences import evening
+from companion.synth.stage import render_stage
+from companion.synth.writer import Writer
 
 
 @pytest.fixture(scope="module")

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 from pipdraw import photos_dir
 
-from companion.synth.sequences import OCCLUDERS, Writer, occluder, render_stage, tray_a_stage
-from companion.vision.occlusion import CUP, HAND, SHADOW, THING, OcclusionDetector
+from companion.synth.stage import render_stage, tray_a_stage
+from companion.synth.writer import OCCLUDERS, STARTERS, Writer, occluder
+from companion.vision.occlusion import CLEAR, CUP, HAND, SHADOW, THING, OcclusionDetector
 from companion.vision.recognizer import PipRecognizer
 from companion.vision.settle import SettleDetector
 from companion.vision.types import Die, DieRegion, Reading
@@ -76,6 +77,42 @@ def test_an_occluder_after_a_throw_adds_no_throw(kind, stage, recognizer):
         assert SAME in kinds(events)
 
 
+@pytest.mark.parametrize("kind", STARTERS)
+def test_an_occluder_in_the_tray_at_start_up_is_not_the_reference(kind, stage, recognizer):
+    """A hand, cup or coaster lying in the tray when the camera starts blocks the rest;
+    once it leaves, the empty tray is the reference and the throw after it is read."""
+    writer = Writer(stage, np.random.default_rng(21), FPS)
+    writer.start_with(kind, 2.0)
+    writer.hold(1.0)
+    writer.throw()
+    writer.hold(1.5)
+    events = play(writer, recognizer)
+    first, left = events[0][1], writer.events[0]["end"]
+    assert first.kind in (BLOCKED, COVERED) and events[0][0] < left, kinds(events)
+    assert first.reason in ({CUP, HAND} if kind == "cup" else {HAND, THING})
+    before = [e for i, e in events if i < left]
+    assert all(e.kind in (BLOCKED, COVERED, "moving") for e in before), kinds(events)
+    throws = [e for _, e in events if e.kind == THROW]
+    assert [sorted(e.reading.values) for e in throws] == [x["values"] for x in writer.expected]
+
+
+def test_a_reference_taken_with_a_hand_in_it_heals_when_the_hand_leaves(stage, recognizer):
+    """A tray that never looks clean at start-up is taken as it is after
+    ``startup_checks`` still frames; the spot the hand leaves is floor again, so the
+    next rests are not blocked for ever."""
+    writer = Writer(stage, np.random.default_rng(22), FPS)
+    writer.start_with("rest", 2.0)
+    writer.hold(1.0)
+    writer.throw()
+    writer.hold(1.5)
+    detector = OcclusionDetector(startup_checks=3)
+    watcher = ThrowWatcher(recognizer.read, SettleDetector(0.6, occlusion=detector))
+    events = [watcher.update(f, i / FPS) for i, f in enumerate(writer.frames)]
+    seen = [e.kind for e in events if e is not None]
+    assert seen.count(THROW) == 1 and seen[-1] == THROW, seen
+    assert not detector.provisional
+
+
 def test_a_cup_over_the_dice_is_covered_and_the_dice_under_it_are_one_new_throw(
     stage, recognizer
 ):
@@ -94,7 +131,7 @@ def test_a_cup_over_the_dice_is_covered_and_the_dice_under_it_are_one_new_throw(
 
 
 def test_hands_of_every_skin_tone_and_sleeve_block_the_rest(stage):
-    from companion.synth.sequences import SKIN_TONES, SLEEVES, HandLook, draw_hand
+    from companion.synth.occluders import SKIN_TONES, SLEEVES, HandLook, draw_hand
 
     for skin in SKIN_TONES:
         for sleeve in SLEEVES:
@@ -122,6 +159,26 @@ def test_tray_a_evening_counts_each_throw_once(tmp_path, recognizer):
         occluder(writer, kind)
     events = play(writer, recognizer)
     assert kinds(events).count(THROW) == len(writer.expected) == 3
+
+
+@pytest.mark.parametrize("square", [False, True])
+def test_a_beer_mat_is_no_cup_and_a_dark_cup_is(stage, square):
+    from companion.synth.occluders import draw_coaster, draw_cup
+
+    settle = SettleDetector(0.6)
+    empty = np.clip(stage.background, 0, 255).astype(np.uint8)
+    h, w = empty.shape[:2]
+    for draw, covered in (
+        (lambda c: draw_coaster(c, (w / 2, h / 2), stage.edge, (200, 222, 235), square,
+                                (40, 40, 170)), False),
+        (lambda c: draw_cup(c, (w / 2, h / 2), stage.edge, (36, 36, 110)), True),
+    ):
+        detector = OcclusionDetector()
+        assert detector.check(settle._small(empty), (w, h)) == CLEAR
+        canvas = stage.background.copy()
+        draw(canvas)
+        view = detector.check(settle._small(np.clip(canvas, 0, 255).astype(np.uint8)), (w, h))
+        assert view.blocked and view.covered is covered, view
 
 
 def test_an_empty_tray_is_no_throw(stage, recognizer):
