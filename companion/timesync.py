@@ -20,9 +20,12 @@ __all__ = ["TIMESYNC_MARKER", "clock_synced"]
 TIMESYNC_MARKER = Path("/run/systemd/timesync/synchronized")
 
 
-def clock_synced(marker: Path = TIMESYNC_MARKER) -> bool:
-    """Whether systemd-timesyncd has synchronised the clock since this boot."""
+def clock_synced(marker: Path | None = None) -> bool:
+    """Whether systemd-timesyncd has synchronised the clock since this boot.
+
+    ``marker`` defaults to :data:`TIMESYNC_MARKER`, looked up at each call.
+    """
     try:
-        return marker.exists()
+        return (TIMESYNC_MARKER if marker is None else marker).exists()
     except OSError:
         return False
