@@ -230,7 +230,9 @@ class Store:
         if its version exists.
 
         Its time is kept as no earlier than the game's latest stored time: a clock stepped
-        back (NTP correcting a Pi that booted with an old time) never reorders the history.
+        back (NTP correcting a Pi that booted with a wrong time) never reorders the history.
+        An entry kept at the time of an entry marked ``unsynced`` is marked too: that time
+        is now its own.
         """
         if entry.time is None:
             raise StoreError(f"entry {entry.version} has no time; the store keeps when it happened")
@@ -242,10 +244,15 @@ class Store:
     def _insert(db: sqlite3.Connection, game_id: int, entry: Entry) -> Entry:
         if entry.time is None:
             raise StoreError(f"entry {entry.version} has no time; the store keeps when it happened")
-        latest = db.execute("SELECT max(time) FROM events WHERE game_id = ?",
-                            (game_id,)).fetchone()[0]
-        if latest is not None and entry.time < latest:
-            entry = dataclasses.replace(entry, time=float(latest))
+        # The entry whose own clock reading set the game's latest time (later entries
+        # kept at that time come after it).
+        latest = db.execute(
+            "SELECT time, unsynced FROM events WHERE game_id = ? "
+            "ORDER BY time DESC, version LIMIT 1", (game_id,)).fetchone()
+        if latest is not None and entry.time < latest[0]:
+            # Kept at the latest time, which is then this entry's time: uncertain if that was.
+            entry = dataclasses.replace(entry, time=float(latest[0]),
+                                        unsynced=entry.unsynced or latest[1] == 1)
         try:
             db.execute(
                 "INSERT INTO events (game_id, version, time, who, kind, payload, unsynced) "

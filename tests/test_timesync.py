@@ -143,11 +143,15 @@ def test_a_clock_stepped_back_never_reorders_the_history(tmp_path: Path) -> None
         clock.now = 1_700_080_000.0  # and forwards again: kept as it is
         table.submit(game, add("Ben", 1), "Kim")
         expected = [1_700_050_000.0, 1_700_050_000.0, 1_700_050_000.0, 1_700_080_000.0]
+        # Kept at the first entry's uncertain time, the next two are uncertain too.
+        marks = [True, True, True, False]
         # The snapshot the phones see holds the times the file holds.
-        assert [row["time"] for row in table.snapshot(game)["history"]] == expected
+        history = table.snapshot(game)["history"]
+        assert [row["time"] for row in history] == expected
+        assert [row["unsynced"] for row in history] == marks
     with Store(path) as store:
         assert [e.time for e in store.entries(game)] == expected
-        assert [e.unsynced for e in store.entries(game)] == [True, False, False, False]
+        assert [e.unsynced for e in store.entries(game)] == marks
 
 
 def test_the_store_itself_keeps_a_game_in_order(tmp_path: Path) -> None:
@@ -157,9 +161,11 @@ def test_the_store_itself_keeps_a_game_in_order(tmp_path: Path) -> None:
         assert store.append(first, Entry(1, add("Anna", 1), 500.0, "Kim")).time == 500.0
         stored = store.append(first, Entry(2, add("Ben", 1), 400.0, "Kim", unsynced=True))
         assert stored == Entry(2, add("Ben", 1), 500.0, "Kim", unsynced=True)
+        # A synced entry kept at a synced time stays unmarked.
+        assert store.append(first, Entry(3, add("Anna", 1), 450.0, "Kim")).unsynced is False
         # Another game's history is its own.
         assert store.append(other, Entry(1, add("Anna", 1), 300.0, "Kim")).time == 300.0
-        assert [e.time for e in store.entries(first)] == [500.0, 500.0]
+        assert [e.time for e in store.entries(first)] == [500.0, 500.0, 500.0]
 
 
 # -- the migration ------------------------------------------------------------------------------
