@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browser import PIN
+from browser import PIN, live_server, wait_live
 from conftest import TEST_CONFIG
 from flask.testing import FlaskClient
 
@@ -65,3 +65,23 @@ def test_history_marks_the_times_read_before_the_clock_was_set(client, table, sy
     assert '"js_time_unsynced": "time uncertain"' in english
     snap = client.get(f"/games/{game}/snapshot.json").get_json()["snapshot"]
     assert [row["unsynced"] for row in snap["history"]] == [True, False]
+
+
+@pytest.mark.browser
+def test_the_live_history_marks_the_uncertain_time(tmp_path, phone):
+    clock = [False]
+    with live_server(tmp_path, clock_synced=lambda: clock[0]) as server:
+        game = server.table.create_game("schocken", SETUP, PIN)
+        page = phone(f"{server.url}/games/{game}/history")
+        wait_live(page)
+        server.table.submit(game, THROW, "button")
+        page.wait_for_selector("#history li[data-version='1']")
+        clock[0] = True
+        server.table.undo(game, "Kim")
+        page.wait_for_selector("#history li[data-version='2']")
+        first = page.locator("#history li[data-version='1']")
+        second = page.locator("#history li[data-version='2']")
+        assert "Uhrzeit unsicher" in first.inner_text() and "≈" in first.inner_text()
+        assert "die Reihenfolge stimmt" in first.locator("span.muted").get_attribute("title")
+        assert "Uhrzeit unsicher" not in second.inner_text()
+        assert "≈" not in second.inner_text()
