@@ -252,9 +252,11 @@ def build(
     from companion.keepers import FILE_NAME as KEEPERS_FILE
     from companion.keepers import KeeperStore
     from companion.table import Table
+    from companion.timesync import clock_synced
     from companion.web import create_app
 
-    assembly = Assembly(settings, Table(store, games=games))
+    # A Pi has no clock of its own: entries recorded before NTP set it are marked.
+    assembly = Assembly(settings, Table(store, games=games, clock_synced=clock_synced))
     try:
         notices: list[str] = []
         if hardware:

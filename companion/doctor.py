@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.config import Settings
+from companion.timesync import clock_synced
 
 OK, WARN, FAIL = "ok", "warn", "fail"
 ROOT = Path(__file__).resolve().parents[1]
@@ -240,11 +241,6 @@ def clock() -> Check:
         return Check("clock", OK, "synchronised")
     return Check("clock", WARN, "not synchronised yet: entries stay in order, but their "
                  "times may be wrong until it is", "connect the Pi to a network with internet once")
-
-
-def clock_synced(marker: Path = Path("/run/systemd/timesync/synchronized")) -> bool:
-    """systemd-timesyncd touches ``marker`` once the clock was set from the network."""
-    return marker.exists()
 
 
 def addresses(settings: Settings) -> Check:

@@ -6,7 +6,10 @@ Every entry of a game is one row of ``events`` with the key (game_id, version):
 a second write of the same version is rejected by SQLite itself and raised as
 :class:`DuplicateVersion`; triggers refuse any UPDATE or DELETE of ``events``.
 
-Timestamps are passed in by the caller, who owns the clock. The file itself (durability,
+Timestamps are passed in by the caller, who owns the clock; the store keeps a game's
+times in order (an entry is never stored as earlier than the one before it, so a clock
+stepped back by NTP cannot reorder history) and keeps whether each was read before the
+clock was synchronised (:attr:`Entry.unsynced`). The file itself (durability,
 permissions, one writer at a time, the errors) is :mod:`companion.store_file`; its schema
 and migrations are in :mod:`companion.store_schema`; the Stammtisch's roster, seats and
 tabs are :attr:`Store.roster` (:mod:`companion.store_roster`); whole-file backup and
@@ -15,6 +18,7 @@ restore are in :mod:`companion.backup`.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
@@ -61,6 +65,11 @@ _SELECT_GAME = (
 
 _SELECT_GAME_V1 = "SELECT id, game, setup, pin_hash, created, status, 0 FROM games"
 
+_SELECT_EVENTS = "SELECT version, time, who, kind, payload, unsynced FROM events"
+
+# Before schema version 4 no entry was marked (a reader reads older files as they are).
+_SELECT_EVENTS_V3 = "SELECT version, time, who, kind, payload, 0 FROM events"
+
 
 @dataclass(frozen=True)
 class GameRecord:
@@ -93,6 +102,7 @@ class Store:
         self.path = self._file.path
         self.readonly = readonly
         self._select = _SELECT_GAME_V1 if self._file.version == 1 else _SELECT_GAME
+        self._select_events = _SELECT_EVENTS_V3 if self._file.version < 4 else _SELECT_EVENTS
         self._lock = self._file.lock
         self._db = self._file.db
         self._transaction = self._file.transaction
@@ -215,23 +225,40 @@ class Store:
 
     # -- entries -----------------------------------------------------------
 
-    def append(self, game_id: int, entry: Entry) -> None:
-        """Store ``entry`` durably; raises :class:`DuplicateVersion` if its version exists."""
+    def append(self, game_id: int, entry: Entry) -> Entry:
+        """Store ``entry`` durably and return it as stored; raises :class:`DuplicateVersion`
+        if its version exists.
+
+        Its time is kept as no earlier than the game's latest stored time: a clock stepped
+        back (NTP correcting a Pi that booted with a wrong time) never reorders the history.
+        An entry kept at the time of an entry marked ``unsynced`` is marked too: that time
+        is now its own.
+        """
         if entry.time is None:
             raise StoreError(f"entry {entry.version} has no time; the store keeps when it happened")
         with self._transaction() as db:
             self._require(db, game_id)
-            self._insert(db, game_id, entry)
+            return self._insert(db, game_id, entry)
 
     @staticmethod
-    def _insert(db: sqlite3.Connection, game_id: int, entry: Entry) -> None:
+    def _insert(db: sqlite3.Connection, game_id: int, entry: Entry) -> Entry:
         if entry.time is None:
             raise StoreError(f"entry {entry.version} has no time; the store keeps when it happened")
+        # The entry whose own clock reading set the game's latest time (later entries
+        # kept at that time come after it).
+        latest = db.execute(
+            "SELECT time, unsynced FROM events WHERE game_id = ? "
+            "ORDER BY time DESC, version LIMIT 1", (game_id,)).fetchone()
+        if latest is not None and entry.time < latest[0]:
+            # Kept at the latest time, which is then this entry's time: uncertain if that was.
+            entry = dataclasses.replace(entry, time=float(latest[0]),
+                                        unsynced=entry.unsynced or latest[1] == 1)
         try:
             db.execute(
-                "INSERT INTO events (game_id, version, time, who, kind, payload) "
-                "VALUES (?,?,?,?,?,?)",
-                (game_id, entry.version, entry.time, entry.who, entry.kind, dump(entry.to_dict())),
+                "INSERT INTO events (game_id, version, time, who, kind, payload, unsynced) "
+                "VALUES (?,?,?,?,?,?,?)",
+                (game_id, entry.version, entry.time, entry.who, entry.kind, dump(entry.to_dict()),
+                 int(entry.unsynced)),
             )
         except sqlite3.IntegrityError as exc:
             if "UNIQUE" in str(exc) or "PRIMARY KEY" in str(exc):
@@ -242,19 +269,19 @@ class Store:
             raise StoreError(
                 f"game {game_id}, version {entry.version} was refused: {exc}"
             ) from None
+        return entry
 
     def entries(self, game_id: int, after: int = 0) -> list[Entry]:
         """The entries of ``game_id`` with a version above ``after``, in order."""
         with self._lock:
             self._require(self._db, game_id)
             rows = self._db.execute(
-                "SELECT version, time, who, kind, payload FROM events "
-                "WHERE game_id = ? AND version > ? ORDER BY version",
+                f"{self._select_events} WHERE game_id = ? AND version > ? ORDER BY version",
                 (game_id, after),
             ).fetchall()
         result = []
         expected = after + 1
-        for version, time, who, kind, payload in rows:
+        for version, time, who, kind, payload, unsynced in rows:
             where = f"game {game_id}, version {version}"
             if version != expected:
                 raise CorruptEntry(f"{where}: version {expected} is missing from the log")
@@ -266,7 +293,7 @@ class Store:
                     "outside the companion; restore it from a backup or export"
                 ) from None
             try:
-                entry = Entry(version, data, float(time), str(who))
+                entry = Entry(version, data, float(time), str(who), unsynced == 1)
             except (TypeError, ValueError) as exc:
                 raise CorruptEntry(f"{where}: the stored entry cannot be read: {exc}") from None
             if entry.kind != kind:

@@ -120,14 +120,15 @@ class LogFile:
                         f"{self.path} is an SQLite database but not a companion event log; "
                         "point --db / data_dir at another file"
                     )
-            elif version not in (1, 2, SCHEMA_VERSION):
+            elif version not in range(1, SCHEMA_VERSION + 1):
                 raise SchemaError(
                     f"{self.path} has event-log schema version {version}, but this companion "
                     f"knows version {SCHEMA_VERSION}; use a matching companion version"
                 )
             if self.readonly:
                 # Read as it is: a reader does not migrate (a version 1 log has no removed
-                # game, an older one no roster: every player is then a guest).
+                # game, an older one no roster: every player is then a guest; before
+                # version 4 no entry is marked as recorded before the clock was set).
                 self.version = version
                 if version == 0:
                     raise SchemaError(

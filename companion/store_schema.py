@@ -1,7 +1,8 @@
 """The event log's SQLite schema, version by version, and how an older file is brought up to date.
 
 Version 1 holds games and their entries; version 2 lets a junk game be taken off the list;
-version 3 adds the Stammtisch (roster, seats, settlements). :func:`migrate` runs inside
+version 3 adds the Stammtisch (roster, seats, settlements); version 4 marks the entries
+recorded before the clock was synchronised. :func:`migrate` runs inside
 the caller's write transaction, statement by statement.
 """
 
@@ -13,7 +14,7 @@ from collections.abc import Iterator
 
 __all__ = ["SCHEMA_VERSION", "migrate"]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 _SCHEMA = """
 CREATE TABLE games (
@@ -94,6 +95,14 @@ CREATE TRIGGER settlements_no_delete BEFORE DELETE ON settlements
 BEGIN SELECT RAISE(ABORT, 'a settled tab stays settled: settlements are never deleted'); END;
 """
 
+# Version 4: ``unsynced`` marks an entry recorded while the wall clock had not been set
+# from the network yet (a Pi without a real-time clock boots with an old time): its time
+# may be off. Entries stored before version 4 were never checked and count as unmarked.
+# Adding a column is no UPDATE: the append-only triggers stay as they are.
+_SCHEMA_4 = """
+ALTER TABLE events ADD COLUMN unsynced INTEGER NOT NULL DEFAULT 0 CHECK (unsynced IN (0, 1));
+"""
+
 
 def migrate(db: sqlite3.Connection) -> None:
     """Bring the database to :data:`SCHEMA_VERSION` (call inside a write transaction)."""
@@ -103,10 +112,10 @@ def migrate(db: sqlite3.Connection) -> None:
         return
     # Statement by statement: executescript() would COMMIT on its own.
     script = ((_SCHEMA if found == 0 else "") + (_SCHEMA_2 if found < 2 else "")
-              + _SCHEMA_3)
+              + (_SCHEMA_3 if found < 3 else "") + _SCHEMA_4)
     for statement in _statements(script):
         db.execute(statement)
-    if found:
+    if 0 < found < 3:
         _match_existing_players(db)
     db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 

@@ -201,9 +201,10 @@ def test_export_csv_to_a_file(database, tmp_path, capsys):
     )
     assert "wrote game" in capsys.readouterr().err
     rows = out_file.read_text(encoding="utf-8").splitlines()
-    assert rows[0] == "version,time,who,action,details,status,text"
-    assert rows[4].startswith("4,2023-11-14T22:13:20+00:00,Mia,throw,") and "undone by 5" in rows[4]
-    assert rows[5].startswith("5,2023-11-14T22:13:20+00:00,Mia,undo,,undoes 4")
+    assert rows[0] == "version,time,time_uncertain,who,action,details,status,text"
+    assert rows[4].startswith("4,2023-11-14T22:13:20+00:00,,Mia,throw,")
+    assert "undone by 5" in rows[4]
+    assert rows[5].startswith("5,2023-11-14T22:13:20+00:00,,Mia,undo,,undoes 4")
     assert "standings,game_loser," in rows
 
 

@@ -244,13 +244,17 @@ def test_csv_has_one_row_per_entry_then_the_standings_block():
         ],
         start=1,
     ):
-        fold = fold.add(Entry(version, payload, 1_700_000_000 + 60 * version, who))
+        # The camera's entry was recorded before the clock was set from the network.
+        fold = fold.add(Entry(version, payload, 1_700_000_000 + 60 * version, who,
+                              unsynced=who == "camera"))
     english = cg.WORDS["en"]
     rows = list(csv.reader(io.StringIO(format_csv(fold, lambda p: word(p, english)))))
-    assert rows[0] == ["version", "time", "who", "action", "details", "status", "text"]
+    assert rows[0] == ["version", "time", "time_uncertain", "who", "action", "details",
+                       "status", "text"]
     assert rows[1] == [
         "1",
         "2023-11-14T22:14:20+00:00",
+        "",
         "Mia",
         "add",
         '{"player":"Anna","amount":2}',
@@ -258,14 +262,15 @@ def test_csv_has_one_row_per_entry_then_the_standings_block():
         "Anna adds 2",
     ]
     assert rows[2][2:] == [
+        "yes",
         "camera",
         "add",
         '{"player":"Ben","amount":3}',
         "undone by 3",
         "Ben adds 3",
     ]
-    assert rows[3][3:6] == ["undo", "", "undoes 2"]
-    assert rows[5][3:7] == [
+    assert rows[3][2:7] == ["", "Mia", "undo", "", "undoes 2"]
+    assert rows[5][4:8] == [
         "correct",
         '{"version":1,"event":{"action":"add","player":"Anna","amount":1}}',
         "corrects 1",

@@ -144,7 +144,8 @@ def _raw_insert(path: Path, game_id: int, version: int, kind: str, payload: str)
     # A separate connection without our triggers' help: what a careless tool could do.
     raw = sqlite3.connect(path)
     raw.execute(
-        "INSERT INTO events VALUES (?, ?, 1.0, 'tool', ?, ?)", (game_id, version, kind, payload)
+        "INSERT INTO events (game_id, version, time, who, kind, payload) "
+        "VALUES (?, ?, 1.0, 'tool', ?, ?)", (game_id, version, kind, payload)
     )
     raw.commit()
     raw.close()
@@ -187,7 +188,8 @@ def test_unknown_schema_version_is_refused(tmp_path: Path):
     raw = sqlite3.connect(path)
     raw.execute("PRAGMA user_version = 9")
     raw.close()
-    with pytest.raises(SchemaError, match="schema version 9, but this companion knows version 3"):
+    known = f"schema version 9, but this companion knows version {SCHEMA_VERSION}"
+    with pytest.raises(SchemaError, match=known):
         Store(path)
 
 

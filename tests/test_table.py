@@ -135,6 +135,7 @@ def test_submit_records_and_returns_a_json_able_snapshot(table, store):
         {
             "version": 1,
             "time": 1_700_000_010.0,
+            "unsynced": False,
             "who": "Mia",
             "kind": "action",
             "action": add("Anna", 2),
@@ -323,7 +324,8 @@ def test_corrupt_stored_game_is_reported_not_crashing_the_list(table, store, pat
     bad = table.create_game("counter", SETUP, PIN)
     raw = sqlite3.connect(path)
     raw.execute(
-        "INSERT INTO events VALUES (?, 1, 1.0, 'tool', 'action', ?)",
+        "INSERT INTO events (game_id, version, time, who, kind, payload) "
+        "VALUES (?, 1, 1.0, 'tool', 'action', ?)",
         (bad, json.dumps(add("Ben", 1))),
     )
     raw.commit()
@@ -476,7 +478,7 @@ def test_export_csv_comes_from_the_stored_game(table):
     table.submit(game_id, add("Anna", 2), "Mia")
     lines = table.export_csv(game_id).splitlines()
     assert lines[1] == (
-        '1,2023-11-14T22:13:30+00:00,Mia,add,"{""player"":""Anna"",""amount"":2}",,Anna adds 2'
+        '1,2023-11-14T22:13:30+00:00,,Mia,add,"{""player"":""Anna"",""amount"":2}",,Anna adds 2'
     )
     assert "standings,added.Anna,2" in lines
 

@@ -1,6 +1,7 @@
 """Export a folded game as CSV, one file a spreadsheet opens directly.
 
-First a header row and one row per entry (version, time as ISO 8601 UTC, who, action,
+First a header row and one row per entry (version, time as ISO 8601 UTC, time_uncertain
+(``yes`` when the time was read before the clock was set from the network), who, action,
 details as compact JSON of the remaining fields, status such as ``undone by 7``
 or ``corrected by 9``, and the engine's history line, worded as the caller says). Then one
 empty row, then the standings block: a ``standings,key,value`` header and one
@@ -106,7 +107,8 @@ def format_csv(fold: Fold, word: Word) -> str:
     """
     out = io.StringIO()
     writer = _SafeWriter(out)
-    writer.writerow(["version", "time", "who", "action", "details", "status", "text"])
+    writer.writerow(["version", "time", "time_uncertain", "who", "action", "details", "status",
+                     "text"])
     for row in fold.history():
         payload = dict(row["action"])
         name = payload.pop("action")
@@ -115,6 +117,7 @@ def format_csv(fold: Fold, word: Word) -> str:
             [
                 row["version"],
                 iso_time(row["time"]),
+                "yes" if row["unsynced"] else "",
                 row["who"],
                 name,
                 details,

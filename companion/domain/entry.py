@@ -49,19 +49,24 @@ class Entry:
 
     ``payload`` is the log line; ``time`` (seconds since the epoch, from the
     injected clock) and ``who`` (the scorekeeper, ``"camera"``, ...) are only
-    known for entries kept by the store.
+    known for entries kept by the store. ``unsynced`` marks a time read while the
+    wall clock had not been set from the network yet: it may be hours or days off.
     """
 
     version: int
     payload: Mapping[str, Any]
     time: float | None = None
     who: str = ""
+    unsynced: bool = False
 
     def __post_init__(self) -> None:
         if isinstance(self.version, bool) or not isinstance(self.version, int):
             raise ParseError(f"entry version must be a whole number, not {self.version!r}")
         if self.version < 1:
             raise ParseError(f"entry versions start at 1, not {self.version}")
+        if not isinstance(self.unsynced, bool):
+            raise ParseError(f"entry {self.version}: unsynced is true or false, "
+                             f"not {self.unsynced!r}")
         payload = _check_action_payload(self.payload, f"entry {self.version}")
         try:
             # A deep private copy that is strict JSON: what is kept is what a log file holds.

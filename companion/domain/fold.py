@@ -198,7 +198,8 @@ class Fold:
     def history(self) -> list[dict[str, Any]]:
         """Every entry as a JSON-able dict for the dashboard, oldest first.
 
-        Keys: version, time, who, kind, action (the log line), undone,
+        Keys: version, time, unsynced (the time was read before the clock was set from
+        the network: it may be off), who, kind, action (the log line), undone,
         corrected, undone_by, corrected_by (versions), target (the version an
         undo cancelled or a correction replaced), text (the engine's history line as a
         phrase, ``{"key", "fields"}``, worded by whoever shows it; or None).
@@ -215,6 +216,7 @@ class Fold:
                 {
                     "version": entry.version,
                     "time": entry.time,
+                    "unsynced": entry.unsynced,
                     "who": entry.who,
                     "kind": entry.kind,
                     "action": entry.to_dict(),

@@ -81,13 +81,20 @@ __all__ = [
 
 
 class Table:
-    """Games at the table: create, record, undo, reopen, correct, watch and export them."""
+    """Games at the table: create, record, undo, reopen, correct, watch and export them.
+
+    ``clock`` times each entry; ``clock_synced`` says whether that clock has been set from
+    the network yet: entries recorded while it says no are marked as of uncertain time.
+    The default trusts the clock; the composition root passes
+    :func:`companion.timesync.clock_synced`.
+    """
 
     def __init__(
         self,
         store: Store,
         clock: Callable[[], float] = time.time,
         *,
+        clock_synced: Callable[[], bool] = lambda: True,
         queue_limit: int = 64,
         pin_iterations: int = PIN_ITERATIONS,
         games: Registry = GAMES,
@@ -95,6 +102,7 @@ class Table:
         self._store = store
         self._games = games
         self._clock = clock
+        self._clock_synced = clock_synced
         self._pin_iterations = pin_iterations
         self._lock = threading.RLock()
         self._folds = FoldCache(store, games.rules)
@@ -186,7 +194,9 @@ class Table:
         pin_hash = hash_pin(pin, iterations=self._pin_iterations)
         with self._lock:
             now = self._clock()
-            entries = [Entry(e.version, e.payload, now, "import") for e in fold.entries]
+            unsynced = not self._clock_synced()
+            entries = [Entry(e.version, e.payload, now, "import", unsynced)
+                       for e in fold.entries]
             game_id = self._store.create_game(
                 fold.module.NAME,
                 fold.setup.to_dict(),
@@ -251,15 +261,18 @@ class Table:
         who = check_who(who)
         with self._lock:
             record, fold = self._folds.get(game_id)
-            entry = Entry(fold.version + 1, payload, self._clock(), who)
+            entry = Entry(fold.version + 1, payload, self._clock(), who,
+                          not self._clock_synced())
             folded = fold.add(entry)  # raises before anything is stored
             try:
-                self._store.append(game_id, entry)
+                stored = self._store.append(game_id, entry)
             except DuplicateVersion:
                 # Another process wrote this version first: forget our fold so the next
                 # call rebuilds from the log, and let the caller try again.
                 self._folds.forget(game_id)
                 raise
+            if stored != entry:  # the clock went back: kept at the latest time instead
+                folded = fold.add(stored)
             self._folds.put(game_id, folded)
             text = self._folds.snapshot_json(record, folded)
             self._publish(game_id, folded.version, entry.kind)

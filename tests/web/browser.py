@@ -7,7 +7,7 @@ browser of its own.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,10 +39,12 @@ class LiveServer:
 
 
 @contextmanager
-def live_server(data_dir: Path, threads: int = 16, **config: Any) -> Iterator[LiveServer]:
+def live_server(data_dir: Path, threads: int = 16,
+                clock_synced: Callable[[], bool] = lambda: True,
+                **config: Any) -> Iterator[LiveServer]:
     """Serve a fresh dashboard with waitress in a thread until the block ends."""
     store = Store(data_dir / "companion.sqlite3")
-    table = Table(store, pin_iterations=1000)
+    table = Table(store, pin_iterations=1000, clock_synced=clock_synced)
     settings = Settings(data_dir=data_dir, host="127.0.0.1", port=8080, threads=threads)
     app = create_app(table, settings, config)
     running = ServerThread(make_server(app, settings, host="127.0.0.1", port=0)).start()

@@ -296,7 +296,11 @@
       const marks = [];
       if (entry.undone) marks.push(DC.t("js_undone"));
       if (entry.corrected) marks.push(DC.t("js_corrected"));
-      const head = DC.el("span", { class: "muted small" }, "#" + entry.version + " " + DC.formatTime(entry.time) + " · " + DC.who(entry.who));
+      // Recorded before the clock was set from the network: the time may be far off.
+      if (entry.unsynced) marks.push(DC.t("js_time_unsynced"));
+      const when = (entry.unsynced ? "≈" : "") + DC.formatTime(entry.time);
+      const head = DC.el("span", { class: "muted small", title: entry.unsynced ? DC.t("time_unsynced_hint") : null },
+        "#" + entry.version + " " + when + " · " + DC.who(entry.who));
       const text = DC.el("span", { class: entry.undone ? "undone" : "" }, what);
       const tag = marks.length ? DC.el("span", { class: "tag" }, marks.join(", ")) : null;
       const li = DC.el("li", { "data-version": entry.version });
