@@ -346,4 +346,10 @@ class BockRecognizer:
         t2 = time.perf_counter()
         timings["classify"] = (t2 - t1) * 1e3
         timings["total"] = (t2 - t0) * 1e3
-        return Reading(kind="bock", dice=tuple(dice), frame_size=(w, h), timings_ms=timings)
+        return Reading(
+            kind="bock",
+            dice=tuple(dice),
+            frame_size=(w, h),
+            timings_ms=timings,
+            unfamiliar=self.unfamiliar,
+        )
