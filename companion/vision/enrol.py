@@ -37,6 +37,7 @@ from companion.vision.faces_features import FEATURE_NAMES, align_patterns
 from companion.vision.faces_look import FACES
 from companion.vision.faces_models import (
     BUILTIN_SPREAD,
+    MAX_LOOKS,
     FaceModel,
     FaceModelError,
     nearest_face,
@@ -78,6 +79,7 @@ def enrol_face(
     vectors: list[np.ndarray] = []
     patterns: list[np.ndarray | None] = []
     tints: list[np.ndarray] = []
+    looks: list[np.ndarray | None] = []
     n_frames = 0
     for frame in frames:
         n_frames += 1
@@ -85,6 +87,7 @@ def enrol_face(
         vectors.extend(s.vector for s in samples)
         patterns.extend(s.features.pattern for s in samples)
         tints.extend(s.features.tint() for s in samples)
+        looks.extend(s.features.appearance for s in samples)
     if len(vectors) < MIN_DICE:
         raise FaceModelError(
             f"found only {len(vectors)} dice in {n_frames} frame(s) for {face}; turn at least"
@@ -109,6 +112,7 @@ def enrol_face(
         count=int(len(kept)),
         pattern=tuple(float(v) for v in align_patterns(np.array(patterns)[keep])),
         tint=tuple(float(v) for v in np.array(tints, np.float32)[keep].mean(axis=0)),
+        looks=_kept_looks(looks, keep),
     )
     others = dict(FaceClassifier(current).models)
     others[face] = model
@@ -121,6 +125,17 @@ def enrol_face(
         nearest=nearest,
         separation=round(separation, 2),
     )
+
+
+def _kept_looks(
+    looks: list[np.ndarray | None], keep: np.ndarray
+) -> tuple[tuple[float, ...], ...] | None:
+    """The appearances of the kept dice, at most ``MAX_LOOKS`` spread over all frames."""
+    kept = [look for look, k in zip(looks, keep, strict=True) if k and look is not None]
+    if not kept:
+        return None
+    pick = np.linspace(0, len(kept) - 1, min(len(kept), MAX_LOOKS)).round().astype(int)
+    return tuple(tuple(float(v) for v in kept[i]) for i in pick)
 
 
 def load_models(path: Path | str) -> dict[str, FaceModel]:

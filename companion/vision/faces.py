@@ -274,7 +274,9 @@ class BockRecognizer:
             vector = feats.vector()
             if vector[0] > -_MIN_CONTRAST:
                 continue
-            again = self.classifier.classify_vector(vector, feats.pattern)
+            again = self.classifier.classify_vector(
+                vector, feats.pattern, appearance=feats.appearance
+            )
             if again.uncertain or (not best[1].uncertain and again.distance >= best[1].distance):
                 continue
             region = DieRegion(
@@ -291,7 +293,7 @@ class BockRecognizer:
         self, sample: FaceSample, verdict: FaceVerdict, tint: np.ndarray, cast: np.ndarray
     ) -> FaceVerdict:
         again = self.classifier.classify_vector(
-            sample.vector, sample.features.pattern, tint, cast
+            sample.vector, sample.features.pattern, tint, cast, sample.features.appearance
         )
         # The distance to the nearest face stays the ratios' (the unfamiliar-set check).
         return replace(again, distance=verdict.distance)
@@ -306,7 +308,9 @@ class BockRecognizer:
         gains = self._gains()
         looked = []
         for s in samples:
-            verdict = self.classifier.classify_vector(s.vector, s.features.pattern)
+            verdict = self.classifier.classify_vector(
+                s.vector, s.features.pattern, appearance=s.features.appearance
+            )
             # A die near a face the set's colours do not tell apart from another was
             # measured well; looking again only gives it more chances to be read as a
             # third face. On the stencil set (enrolled, seed 4245) looking again at those

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from companion.vision.faces_appearance import APPEARANCE_LENGTH
 from companion.vision.faces_features import (
     FEATURE_NAMES,
     PATTERN_SIZE,
@@ -30,6 +31,7 @@ from companion.vision.types import VisionError
 # How far each feature of a face may stray between lights, blur and glare (measured on
 # rendered frames, normal and hard); enrolled models never get less.
 BUILTIN_SPREAD = np.array([0.2, 0.08, 0.08, 0.08, 0.1, 0.07], np.float32)
+MAX_LOOKS = 24  # appearances kept per enrolled face (3 frames of 6-8 dice)
 
 
 class FaceModelError(VisionError):
@@ -50,6 +52,9 @@ class FaceModel:
     # The face's colours without their brightness (``FaceFeatures.tint``) under the light
     # it was learnt in; None for a model enrolled before tints were kept.
     tint: tuple[float, ...] | None = None
+    # Appearances of the dice it was enrolled from (``faces_appearance``), at most
+    # ``MAX_LOOKS``; None for built-in models and models enrolled before they were kept.
+    looks: tuple[tuple[float, ...], ...] | None = None
 
     def to_dict(self) -> dict:
         """A JSON-ready dict (see ``from_dict``)."""
@@ -62,6 +67,8 @@ class FaceModel:
             out["pattern"] = [round(v, 3) for v in self.pattern]
         if self.tint is not None:
             out["tint"] = [round(v, 4) for v in self.tint]
+        if self.looks is not None:
+            out["looks"] = [[round(v, 2) for v in look] for look in self.looks]
         return out
 
     @classmethod
@@ -104,9 +111,37 @@ class FaceModel:
                     f"face {face!r} in profile has a tint that is not {TINT_SIZE} numbers;"
                     " enrol it again"
                 )
+        looks = data.get("looks")
+        if looks is not None:
+            looks = _parse_looks(face, looks)
         return cls(
-            face=face, mean=mean, spread=spread, count=count, pattern=pattern, tint=tint
+            face=face,
+            mean=mean,
+            spread=spread,
+            count=count,
+            pattern=pattern,
+            tint=tint,
+            looks=looks,
         )
+
+
+def _parse_looks(face: str, data: object) -> tuple[tuple[float, ...], ...]:
+    problem = (
+        f"face {face!r} in profile has looks that are not 1 to {MAX_LOOKS} lists of"
+        f" {APPEARANCE_LENGTH} numbers; enrol it again"
+    )
+    if not isinstance(data, list) or not 1 <= len(data) <= MAX_LOOKS:
+        raise FaceModelError(problem)
+    looks = []
+    for look in data:
+        try:
+            values = tuple(float(v) for v in look)
+        except (TypeError, ValueError):
+            raise FaceModelError(problem) from None
+        if len(values) != APPEARANCE_LENGTH or not all(math.isfinite(v) for v in values):
+            raise FaceModelError(problem)
+        looks.append(values)
+    return tuple(looks)
 
 
 
