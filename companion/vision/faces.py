@@ -274,9 +274,7 @@ class BockRecognizer:
             vector = feats.vector()
             if vector[0] > -_MIN_CONTRAST:
                 continue
-            again = self.classifier.classify_vector(
-                vector, feats.pattern, appearance=feats.appearance
-            )
+            again = self.classifier.classify_vector(vector, feats.pattern)
             if again.uncertain or (not best[1].uncertain and again.distance >= best[1].distance):
                 continue
             region = DieRegion(
@@ -290,8 +288,17 @@ class BockRecognizer:
         return best
 
     def _with_cast(
-        self, sample: FaceSample, verdict: FaceVerdict, tint: np.ndarray, cast: np.ndarray
+        self,
+        sample: FaceSample,
+        verdict: FaceVerdict,
+        tint: np.ndarray | None,
+        cast: np.ndarray | None,
     ) -> FaceVerdict:
+        """The final verdict: the die read with its colours under the frame's light
+        (``cast``, when the models hold tints) and the look of its whole print (when they
+        hold looks). The first verdict and the second look at uncertain dice use neither:
+        a look that confirms a die far from its ratios would let the second look take a
+        spot off the face (tuning seed 4300: 11 more stencil goats flagged)."""
         again = self.classifier.classify_vector(
             sample.vector, sample.features.pattern, tint, cast, sample.features.appearance
         )
@@ -308,9 +315,7 @@ class BockRecognizer:
         gains = self._gains()
         looked = []
         for s in samples:
-            verdict = self.classifier.classify_vector(
-                s.vector, s.features.pattern, appearance=s.features.appearance
-            )
+            verdict = self.classifier.classify_vector(s.vector, s.features.pattern)
             # A die near a face the set's colours do not tell apart from another was
             # measured well; looking again only gives it more chances to be read as a
             # third face. On the stencil set (enrolled, seed 4245) looking again at those
@@ -325,7 +330,7 @@ class BockRecognizer:
         # every die is read again with its colours (less that cast) counting too.
         tints = [s.features.tint() for s, _ in looked]
         cast = self.classifier.frame_cast([s.vector for s, _ in looked], tints)
-        if cast is not None:
+        if cast is not None or self.classifier.looks is not None:
             looked = [
                 (s, self._with_cast(s, v, t, cast))
                 for (s, v), t in zip(looked, tints, strict=True)
