@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from companion.vision.faces_appearance import Looks
+from companion.vision.faces_appearance import Looks, animal
 from companion.vision.faces_features import TINT_SIZE, FaceFeatures, pattern_distance
 from companion.vision.faces_look import FACES
 from companion.vision.faces_models import FaceModel, builtin_models, nearest_face
@@ -135,6 +135,11 @@ class FaceClassifier:
             None if any(v is None for v in looks.values())
             else Looks({f: v for f, v in looks.items() if v is not None})
         )
+        # For each face, the indices of the faces showing the same animal (itself too).
+        self._kin = [
+            np.array([j for j, g in enumerate(FACES) if animal(g) == animal(f)])
+            for f in FACES
+        ]
         self.confusable = frozenset(
             f for f in FACES if nearest_face(base, f)[1] < MIN_SEPARATION
         )
@@ -228,12 +233,23 @@ class FaceClassifier:
         if off is not None:
             near = np.sort(off)
             confirmed = int(np.argmin(off)) == best and float(near[1] - near[0]) >= TINT_MARGIN
-        limit = self.max_distance * (TINT_STRETCH if confirmed else 1.0)
         look = None
         if appearance is not None and self.looks is not None:
             look = self.looks.animal_margin(appearance, self._faces[best])
-            if look >= LOOK_CONFIRM:
-                limit = max(limit, self.max_distance * LOOK_STRETCH)
+            if look >= LOOK_CONFIRM and off is not None and not confirmed:
+                # The look says which animal; the colour then only has to tell the faces
+                # of that animal apart (a mustard goat whose colour under a dim cast lies
+                # as near the sand bock's as its own is still not a lime goat).
+                kin = self._kin[best]
+                near = np.sort(off[kin])
+                confirmed = (
+                    len(kin) > 1
+                    and int(kin[int(np.argmin(off[kin]))]) == best
+                    and float(near[1] - near[0]) >= TINT_MARGIN
+                )
+        limit = self.max_distance * (TINT_STRETCH if confirmed else 1.0)
+        if look is not None and look >= LOOK_CONFIRM:
+            limit = max(limit, self.max_distance * LOOK_STRETCH)
         uncertain = confidence < self.min_confidence or distance > limit
         if look is not None and look < LOOK_VETO:
             uncertain = True
