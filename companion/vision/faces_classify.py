@@ -88,17 +88,17 @@ TINT_STRETCH = 1.4
 CAST_CAP = 25.0
 # The look of the whole print (``faces_appearance``), when every face was enrolled with
 # its dice's appearances: a die whose look lies nearer another animal's enrolled dice by
-# more than ``LOOK_VETO`` (mean squared units) is uncertain, whatever its colours say;
-# a die whose look is its face's animal's by ``LOOK_CONFIRM`` at least may lie
-# ``LOOK_STRETCH`` times further from its face's ratios than ``max_distance``. Chosen on
-# the tuning frames 4300 (stencil, enrolled from 7200+k) and 4301 (badge, 7300+k): the
-# veto turned 2 and 6 sure wrong reads (goats read as wolf or bock) into flags without
-# flagging a right one; the confirmation read 17 more badge goats under glare right, none
-# wrong (see models/bockspot.json). The built-in models keep no looks: without
-# enrolment nothing changes.
+# more than ``LOOK_VETO`` (mean squared units) is uncertain, whatever its colours say; a
+# die whose look is its face's animal's by ``LOOK_CONFIRM`` at least needs its colour to
+# tell it only from that animal's other faces (``KIN_MARGIN``), and by
+# ``LOOK_STRETCH_AT`` at least it may lie ``LOOK_STRETCH`` times further from its face's
+# ratios than ``max_distance``. Chosen on the tuning frames 4300 (stencil, enrolled from
+# 7200+k) and 4301 (badge, 7300+k), 200 hard each; see models/bockspot.json. The
+# built-in models keep no looks: without enrolment nothing changes.
 LOOK_VETO = -0.3
 LOOK_CONFIRM = 0.4
 LOOK_STRETCH = 1.6
+LOOK_STRETCH_AT = 0.5
 # A die whose look confirms its animal is confirmed by its colour when that is nearest
 # its face's among that animal's faces by ``KIN_MARGIN`` (the goats' colours under the
 # frame's light; the other animals are ruled out by the look). On tuning seed 4300 all
@@ -254,7 +254,7 @@ class FaceClassifier:
                     and float(near[1] - near[0]) >= KIN_MARGIN
                 )
         limit = self.max_distance * (TINT_STRETCH if confirmed else 1.0)
-        if look is not None and look >= LOOK_CONFIRM:
+        if look is not None and look >= LOOK_STRETCH_AT:
             limit = max(limit, self.max_distance * LOOK_STRETCH)
         uncertain = confidence < self.min_confidence or distance > limit
         if look is not None and look < LOOK_VETO:
