@@ -8,6 +8,8 @@ what the table's own dice look like.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import functools
 import itertools
 import math
@@ -32,6 +34,9 @@ from companion.vision.types import VisionError
 # rendered frames, normal and hard); enrolled models never get less.
 BUILTIN_SPREAD = np.array([0.2, 0.08, 0.08, 0.08, 0.1, 0.07], np.float32)
 MAX_LOOKS = 24  # appearances kept per enrolled face (3 frames of 6-8 dice)
+# Appearances are stored in steps of this (their spread is 1): a profile keeps a face's
+# looks in ~9 KB of JSON, and the rounding is far below what tells two animals apart.
+LOOK_STEP = 1.0 / 32.0
 
 
 class FaceModelError(VisionError):
@@ -68,7 +73,7 @@ class FaceModel:
         if self.tint is not None:
             out["tint"] = [round(v, 4) for v in self.tint]
         if self.looks is not None:
-            out["looks"] = [[round(v, 2) for v in look] for look in self.looks]
+            out["looks"] = [_pack_look(look) for look in self.looks]
         return out
 
     @classmethod
@@ -125,22 +130,29 @@ class FaceModel:
         )
 
 
+def _pack_look(look: tuple[float, ...]) -> str:
+    """One appearance as text: steps of ``LOOK_STEP`` as signed bytes, base64."""
+    steps = np.clip(np.round(np.asarray(look, np.float32) / LOOK_STEP), -127, 127)
+    return base64.b64encode(steps.astype(np.int8).tobytes()).decode("ascii")
+
+
 def _parse_looks(face: str, data: object) -> tuple[tuple[float, ...], ...]:
     problem = (
-        f"face {face!r} in profile has looks that are not 1 to {MAX_LOOKS} lists of"
-        f" {APPEARANCE_LENGTH} numbers; enrol it again"
+        f"face {face!r} in profile has looks that are not 1 to {MAX_LOOKS} base64 texts"
+        f" of {APPEARANCE_LENGTH} bytes; enrol it again"
     )
     if not isinstance(data, list) or not 1 <= len(data) <= MAX_LOOKS:
         raise FaceModelError(problem)
     looks = []
-    for look in data:
+    for text in data:
         try:
-            values = tuple(float(v) for v in look)
-        except (TypeError, ValueError):
-            raise FaceModelError(problem) from None
-        if len(values) != APPEARANCE_LENGTH or not all(math.isfinite(v) for v in values):
+            raw = base64.b64decode(str(text), validate=True) if isinstance(text, str) else b""
+        except binascii.Error:
+            raw = b""
+        if len(raw) != APPEARANCE_LENGTH:
             raise FaceModelError(problem)
-        looks.append(values)
+        steps = np.frombuffer(raw, np.int8).astype(np.float32) * LOOK_STEP
+        looks.append(tuple(float(v) for v in steps))
     return tuple(looks)
 
 
