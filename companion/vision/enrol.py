@@ -15,11 +15,14 @@ Storage: the models live in the calibration profile (the tray profile's JSON fil
 
 ``mean`` and ``spread`` follow ``faces_features.FEATURE_NAMES``; each model also keeps its drawing
 (``pattern``) and its lighter colour without brightness (``tint``, see
-``FaceFeatures.tint``), which the recogniser compares under each frame's light. Models
-enrolled before tints were kept still load; a face pair they cannot tell apart by the
-ratios then stays flagged (enrol again to read it). ``save_models`` rewrites only that
-key and keeps everything else in the file; a file that does not exist yet is created
-with just the faces section (``companion calibrate tray`` can add the tray later).
+``FaceFeatures.tint``), which the recogniser compares under each frame's light, and the
+looks of the dice it was learnt from (``looks``: each die's whole print as a small
+cast-free picture, ``faces_appearance``), which tell the animals apart where glare or a
+dim cast fool the colours. Models enrolled before tints or looks were kept still load;
+a face pair they cannot tell apart by the ratios then stays flagged, and without looks
+the look is not checked (enrol again). ``save_models`` rewrites only that key and keeps
+everything else in the file; a file that does not exist yet is created with just the
+faces section (``companion calibrate tray`` can add the tray later).
 """
 
 from __future__ import annotations
