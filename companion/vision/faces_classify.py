@@ -95,7 +95,7 @@ CAST_CAP = 25.0
 # ratios than ``max_distance``. Chosen on the tuning frames 4300 (stencil, enrolled from
 # 7200+k) and 4301 (badge, 7300+k), 200 hard each; see models/bockspot.json. The
 # built-in models keep no looks: without enrolment nothing changes.
-LOOK_VETO = -0.3
+LOOK_VETO = -0.5
 LOOK_CONFIRM = 0.4
 LOOK_STRETCH = 1.6
 LOOK_STRETCH_AT = 0.5
