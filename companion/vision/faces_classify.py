@@ -93,8 +93,10 @@ CAST_CAP = 25.0
 # tell it only from that animal's other faces (``KIN_MARGIN``), and by
 # ``LOOK_STRETCH_AT`` at least it may lie ``LOOK_STRETCH`` times further from its face's
 # ratios than ``max_distance``. Chosen on the tuning frames 4300 (stencil, enrolled from
-# 7200+k) and 4301 (badge, 7300+k), 200 hard each; see models/bockspot.json. The
-# built-in models keep no looks: without enrolment nothing changes.
+# 7200+k) and 4301 (badge, 7300+k), 200 hard each, and the veto's -0.5 on 4304 (60 hard
+# of the etched set, 7400+k), where -0.3 flagged right wolves whose blurred line drawing
+# lay 0.3-0.4 nearer the bock's; see models/bockspot.json. The built-in models keep no
+# looks: without enrolment nothing changes.
 LOOK_VETO = -0.5
 LOOK_CONFIRM = 0.4
 LOOK_STRETCH = 1.6
