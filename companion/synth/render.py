@@ -3,12 +3,12 @@
 The renderer is the project's model of the real scene: a dice tray seen from a camera
 that is almost overhead, N dice (1-10) lying at random positions and rotations, apart or
 touching. Each die gets a top face (pips, or one of the six Rock the Bock faces: the
-built-in set as ``companion.vision.faces_look`` draws it, or artwork the models never saw,
-``ARTWORKS``), rounded edges with a shaded bevel, visible side walls from parallax and
-a soft shadow. The frame then goes through what a cheap camera in a pub does to it:
-uneven and coloured light, white-balance drift, glare, slight perspective, blur, sensor
-noise and JPEG compression. ``hard=True`` pushes all of that to the rough end: a strong
-colour cast, dim light, bigger glare, more blur and most dice touching a neighbour.
+built-in set or artwork the models never saw, ``companion.synth.artwork``), rounded edges
+with a shaded bevel, visible side walls from parallax and a soft shadow. The frame then
+goes through what a cheap camera in a pub does to it: uneven and coloured light,
+white-balance drift, glare, slight perspective, blur, sensor noise and JPEG compression.
+``hard=True`` pushes all of that to the rough end: a strong colour cast, dim light,
+bigger glare, more blur and most dice touching a neighbour.
 
 Everything is drawn from a ``numpy.random.Generator`` seeded with the given seed, so the
 same seed gives the same frame, byte for byte, on the same OpenCV build.
@@ -38,41 +38,39 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from companion.synth.artwork import (
+    ARTWORKS,
+    RenderError,
+    artwork_palette,
+    draw_artwork,
+    shifted_palette,
+)
 from companion.vision.faces_look import (
     BGR,
-    DEFAULT_PALETTE,
     DRAW,
     FACES,
     TEXTURE,
-    FaceLook,
     Palette,
-    draw_face,
     rounded_rect,
     shade_texture,
 )
 
+__all__ = [
+    "ARTWORKS",
+    "KINDS",
+    "PIP_STYLES",
+    "RenderError",
+    "RenderedDie",
+    "RenderedThrow",
+    "artwork_palette",
+    "artwork_texture",
+    "frame_seed",
+    "render_throw",
+    "shifted_palette",
+    "write_dataset",
+]
+
 KINDS: tuple[str, ...] = ("pips", "bock")
-
-
-def shifted_palette(palette: Palette = DEFAULT_PALETTE) -> Palette:
-    """A differently coloured set: other hues, a cream bock, a brown wolf, black plastic.
-
-    Used to check that enrolment, not the built-in model, carries recognition of a set
-    whose colours were never seen before.
-    """
-    looks = []
-    for face, look in zip(FACES, palette.looks, strict=True):
-        if face == "bock":
-            bg: BGR = (170, 214, 232)  # cream instead of white
-            icon: BGR = (40, 50, 70)  # dark brown print
-        elif face == "wolf":
-            bg = (45, 62, 92)  # dark brown instead of grey
-            icon = (150, 175, 200)
-        else:
-            bg = _shift_hsv(look.background, hue_deg=14.0, sat=0.8, val=0.88)
-            icon = (175, 200, 215)  # greyer bone
-        looks.append(FaceLook(background=bg, icon=icon))
-    return Palette(looks=tuple(looks), body=(28, 28, 30))
 
 
 # Pip dice: (body, pips) or (body, pips, swirl), all BGR. Dark dice with light pips and
@@ -156,9 +154,6 @@ class RenderedThrow:
             rows.append((cls, die.center[0] / w, die.center[1] / h, (x1 - x0) / w, (y1 - y0) / h))
         return rows
 
-
-class RenderError(ValueError):
-    """The renderer was asked for something it cannot draw."""
 
 
 def render_throw(
@@ -331,17 +326,6 @@ def artwork_texture(
 
 
 # --- drawing ------------------------------------------------------------------------------
-
-
-def _shift_hsv(bgr: BGR, hue_deg: float, sat: float, val: float) -> BGR:
-    px = np.array([[bgr]], np.uint8)
-    hsv = cv2.cvtColor(px, cv2.COLOR_BGR2HSV_FULL).astype(np.float32)[0, 0]
-    hsv[0] = (hsv[0] + hue_deg * 256.0 / 360.0) % 256.0
-    hsv[1] = min(255.0, hsv[1] * sat)
-    hsv[2] = min(255.0, hsv[2] * val)
-    out = cv2.cvtColor(np.clip(hsv, 0, 255).astype(np.uint8)[None, None], cv2.COLOR_HSV2BGR_FULL)
-    b, g, r = (int(v) for v in out[0, 0])
-    return (b, g, r)
 
 
 def _choose_values(
@@ -520,14 +504,9 @@ def _face_texture(
             rim = tuple(int(x * 0.6) for x in pip)
             cv2.circle(img, c, r + 2, rim, -1, cv2.LINE_AA)
             cv2.circle(img, c, r, pip, -1, cv2.LINE_AA)
-    elif artwork != "classic":
-        assert isinstance(value, str)
-        img = np.zeros((d, d, 3), np.uint8)
-        img[:] = palette.body
-        _ARTWORK_DRAW[artwork](img, value, palette.look(value))
     else:
         assert isinstance(value, str)
-        img = draw_face(value, palette)
+        img = draw_artwork(value, palette, artwork)
     tex = shade_texture(img)
     a = cv2.resize(alpha, (TEXTURE, TEXTURE), interpolation=cv2.INTER_AREA).astype(np.float32)
     return tex, a / 255
@@ -543,164 +522,6 @@ def _marble(img: np.ndarray, swirl: BGR, seed: int) -> None:
     warp = x * 3.1 + 0.9 * np.sin(y * 5.3 + a) + 0.6 * np.sin((x + y) * 7.0 + b)
     band = np.clip((np.sin(warp * 2.2 + c) - 0.2) / 0.8, 0, 1)[:, :, None]
     img[:] = (img * (1 - band) + np.array(swirl, np.float32) * band).astype(np.uint8)
-
-
-# --- other artwork ------------------------------------------------------------------------
-#
-# Sets the project's models were never made from: other drawings on other backgrounds, so
-# that "a set whose artwork we have never seen" can be tested honestly. Nothing in
-# ``companion.vision`` is fitted to them; they exist for evaluation and enrolment tests.
-#
-# ``stencil``: whole animal heads (not skulls) as flat silhouettes; the goats are dark on
-# their colour (the classic goats are light on it), a thin frame line runs round the print.
-# ``badge``: a round badge in the middle of a striped face holds a small cartoon head; the
-# goats are coloured heads on a white badge, the bock a gold ram on black.
-
-
-def _stencil_frame(img: np.ndarray, look: FaceLook) -> None:
-    d = img.shape[0]
-    m = round(d * 0.07)
-    rounded_rect(img, m, m, d - 1 - m, d - 1 - m, round(d * 0.06), look.background)
-    inset = round(d * 0.13)
-    cv2.rectangle(img, (inset, inset), (d - 1 - inset, d - 1 - inset), look.icon, 3, cv2.LINE_AA)
-    for cx in (inset + 9, d - 1 - inset - 9):
-        for cy in (inset + 9, d - 1 - inset - 9):
-            cv2.circle(img, (cx, cy), 4, look.icon, -1, cv2.LINE_AA)
-
-
-def _stencil_head(mask: np.ndarray, holes: np.ndarray, animal: str) -> None:
-    """A flat silhouette of the whole head, filling the middle of a 192 px canvas."""
-    if animal == "wolf":
-        # Broad brow narrowing to a long muzzle, tall pointed ears, slit eyes.
-        head = np.array([[58, 70], [134, 70], [124, 112], [104, 156], [88, 156], [68, 112]],
-                        np.int32)
-        cv2.fillConvexPoly(mask, head, 255, cv2.LINE_AA)
-        for sign in (-1, 1):
-            ear = np.array([[96 + sign * 14, 74], [96 + sign * 40, 30], [96 + sign * 40, 78]],
-                           np.int32)
-            cv2.fillConvexPoly(mask, ear, 255, cv2.LINE_AA)
-            cv2.ellipse(holes, (96 + sign * 18, 94), (10, 4), sign * 20, 0, 360, 255, -1,
-                        cv2.LINE_AA)
-        cv2.ellipse(holes, (96, 148), (7, 4), 0, 0, 360, 255, -1, cv2.LINE_AA)
-    elif animal == "bock":
-        # A narrow ram face between two heavy horn spirals curling down beside it.
-        cv2.ellipse(mask, (96, 110), (20, 46), 0, 0, 360, 255, -1, cv2.LINE_AA)
-        for sign in (-1, 1):
-            centre = (96 + sign * 40, 84)
-            cv2.ellipse(mask, centre, (26, 24), 0, 0, 360, 255, 14, cv2.LINE_AA)
-            cv2.circle(mask, centre, 6, 255, -1, cv2.LINE_AA)
-            cv2.circle(holes, (96 + sign * 9, 96), 5, 255, -1, cv2.LINE_AA)
-        for sign in (-1, 1):
-            cv2.circle(holes, (96 + sign * 7, 146), 3, 255, -1, cv2.LINE_AA)
-    else:
-        # A goat: a long face, two straight horns raked back, ears out, a pointed beard.
-        face = np.array([[80, 66], [112, 66], [106, 140], [86, 140]], np.int32)
-        cv2.fillConvexPoly(mask, face, 255, cv2.LINE_AA)
-        for sign in (-1, 1):
-            horn = np.array([[96 + sign * 4, 70], [96 + sign * 16, 66], [96 + sign * 46, 22],
-                             [96 + sign * 40, 20]], np.int32)
-            cv2.fillConvexPoly(mask, horn, 255, cv2.LINE_AA)
-            ear = np.array([[96 + sign * 14, 82], [96 + sign * 52, 92], [96 + sign * 14, 98]],
-                           np.int32)
-            cv2.fillConvexPoly(mask, ear, 255, cv2.LINE_AA)
-            cv2.circle(holes, (96 + sign * 9, 90), 4, 255, -1, cv2.LINE_AA)
-        beard = np.array([[86, 134], [106, 134], [96, 176]], np.int32)
-        cv2.fillConvexPoly(mask, beard, 255, cv2.LINE_AA)
-
-
-def _draw_stencil(img: np.ndarray, face: str, look: FaceLook) -> None:
-    _stencil_frame(img, look)
-    d = img.shape[0]
-    mask = np.zeros((d, d), np.uint8)
-    holes = np.zeros((d, d), np.uint8)
-    _stencil_head(mask, holes, face.split("_")[0])
-    img[(mask > 0) & (holes == 0)] = look.icon
-
-
-def _badge_head(mask: np.ndarray, holes: np.ndarray, animal: str) -> None:
-    """A small round cartoon head for the badge (192 px canvas, within 0.3 of the middle)."""
-    if animal == "wolf":
-        cv2.circle(mask, (96, 92), 26, 255, -1, cv2.LINE_AA)
-        for sign in (-1, 1):
-            ear = np.array([[96 + sign * 8, 72], [96 + sign * 30, 44], [96 + sign * 28, 82]],
-                           np.int32)
-            cv2.fillConvexPoly(mask, ear, 255, cv2.LINE_AA)
-        cv2.ellipse(mask, (96, 120), (14, 18), 0, 0, 360, 255, -1, cv2.LINE_AA)
-        cv2.circle(holes, (96, 130), 5, 255, -1, cv2.LINE_AA)
-    elif animal == "bock":
-        cv2.circle(mask, (96, 100), 22, 255, -1, cv2.LINE_AA)
-        for sign in (-1, 1):
-            cv2.ellipse(mask, (96 + sign * 26, 80), (16, 16), 0, 0, 360, 255, 8, cv2.LINE_AA)
-        beard = np.array([[88, 118], [104, 118], [96, 146]], np.int32)
-        cv2.fillConvexPoly(mask, beard, 255, cv2.LINE_AA)
-    else:
-        cv2.ellipse(mask, (96, 100), (18, 28), 0, 0, 360, 255, -1, cv2.LINE_AA)
-        for sign in (-1, 1):
-            horn = np.array([[96 + sign * 6, 76], [96 + sign * 14, 74], [96 + sign * 22, 50],
-                             [96 + sign * 18, 48]], np.int32)
-            cv2.fillConvexPoly(mask, horn, 255, cv2.LINE_AA)
-            cv2.ellipse(mask, (96 + sign * 26, 88), (12, 5), sign * 15, 0, 360, 255, -1,
-                        cv2.LINE_AA)
-    for sign in (-1, 1):
-        cv2.circle(holes, (96 + sign * 9, 94), 4, 255, -1, cv2.LINE_AA)
-
-
-def _draw_badge(img: np.ndarray, face: str, look: FaceLook) -> None:
-    d = img.shape[0]
-    outer = look.outer or look.background
-    m = round(d * 0.07)
-    rounded_rect(img, m, m, d - 1 - m, d - 1 - m, round(d * 0.1), outer)
-    # Diagonal stripes of a darker tone of the outer colour.
-    stripes = np.zeros((d, d), np.uint8)
-    for k in range(-d, 2 * d, 24):
-        cv2.line(stripes, (k, 0), (k - d, d), 255, 8, cv2.LINE_AA)
-    inside = np.zeros((d, d), np.uint8)
-    rounded_rect(inside, m, m, d - 1 - m, d - 1 - m, round(d * 0.1), 255)
-    dark = tuple(int(v * 0.7) for v in outer)
-    img[(stripes > 0) & (inside > 0)] = dark
-    cv2.circle(img, (96, 96), round(d * 0.37), look.icon, 3, cv2.LINE_AA)
-    cv2.circle(img, (96, 96), round(d * 0.35), look.background, -1, cv2.LINE_AA)
-    mask = np.zeros((d, d), np.uint8)
-    holes = np.zeros((d, d), np.uint8)
-    _badge_head(mask, holes, face.split("_")[0])
-    img[(mask > 0) & (holes == 0)] = look.icon
-
-
-_ARTWORK_DRAW = {"stencil": _draw_stencil, "badge": _draw_badge}
-ARTWORKS: tuple[str, ...] = ("classic", *_ARTWORK_DRAW)
-
-_DARK_ICON: BGR = (22, 22, 26)
-STENCIL_PALETTE = Palette(
-    looks=(
-        FaceLook(background=(30, 28, 32), icon=(222, 226, 228)),  # wolf: white head on black
-        FaceLook(background=(150, 196, 222), icon=(30, 44, 70)),  # bock: brown ram on sand
-        FaceLook(background=(60, 32, 150), icon=_DARK_ICON),  # goat_red: crimson
-        FaceLook(background=(140, 110, 36), icon=_DARK_ICON),  # goat_blue: teal blue
-        FaceLook(background=(70, 172, 118), icon=_DARK_ICON),  # goat_green: lime
-        FaceLook(background=(64, 178, 214), icon=_DARK_ICON),  # goat_yellow: mustard
-    ),
-    body=(44, 44, 48),  # black plastic
-)
-_BADGE_WHITE: BGR = (236, 238, 240)
-BADGE_PALETTE = Palette(
-    looks=(
-        FaceLook(background=(112, 86, 66), icon=(206, 206, 200), outer=(72, 42, 30)),  # wolf
-        FaceLook(background=(34, 32, 32), icon=(52, 166, 214), outer=(40, 40, 118)),  # bock
-        FaceLook(background=_BADGE_WHITE, icon=(50, 44, 200), outer=(50, 44, 200)),  # red
-        FaceLook(background=_BADGE_WHITE, icon=(190, 104, 40), outer=(190, 104, 40)),  # blue
-        FaceLook(background=_BADGE_WHITE, icon=(64, 156, 58), outer=(64, 156, 58)),  # green
-        FaceLook(background=_BADGE_WHITE, icon=(40, 196, 236), outer=(40, 196, 236)),  # yellow
-    ),
-    body=(224, 228, 232),
-)
-_ARTWORK_PALETTES = {"classic": DEFAULT_PALETTE, "stencil": STENCIL_PALETTE, "badge": BADGE_PALETTE}
-
-
-def artwork_palette(artwork: str) -> Palette:
-    """The colours a set of ``artwork`` (one of ``ARTWORKS``) comes in."""
-    if artwork not in _ARTWORK_PALETTES:
-        raise RenderError(f"unknown artwork {artwork!r}; use one of {', '.join(ARTWORKS)}")
-    return _ARTWORK_PALETTES[artwork]
 
 
 def _paste_face(

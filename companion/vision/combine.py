@@ -80,7 +80,13 @@ def combine_readings(readings: Sequence[Reading], match_edges: float = MATCH_EDG
     for reading in readings:
         for key, value in reading.timings_ms.items():
             timings[key] = timings.get(key, 0.0) + value
-    return Reading(readings[0].kind, tuple(dice), readings[0].frame_size, timings)
+    return Reading(
+        readings[0].kind,
+        tuple(dice),
+        readings[0].frame_size,
+        timings,
+        unfamiliar=any(r.unfamiliar for r in readings),
+    )
 
 
 def _combine_die(group: _Group, n_readings: int) -> Die:

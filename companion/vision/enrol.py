@@ -15,11 +15,14 @@ Storage: the models live in the calibration profile (the tray profile's JSON fil
 
 ``mean`` and ``spread`` follow ``faces_features.FEATURE_NAMES``; each model also keeps its drawing
 (``pattern``) and its lighter colour without brightness (``tint``, see
-``FaceFeatures.tint``), which the recogniser compares under each frame's light. Models
-enrolled before tints were kept still load; a face pair they cannot tell apart by the
-ratios then stays flagged (enrol again to read it). ``save_models`` rewrites only that
-key and keeps everything else in the file; a file that does not exist yet is created
-with just the faces section (``companion calibrate tray`` can add the tray later).
+``FaceFeatures.tint``), which the recogniser compares under each frame's light, and the
+looks of the dice it was learnt from (``looks``: each die's whole print as a small
+cast-free picture, ``faces_appearance``), which tell the animals apart where glare or a
+dim cast fool the colours. Models enrolled before tints or looks were kept still load;
+a face pair they cannot tell apart by the ratios then stays flagged, and without looks
+the look is not checked (enrol again). ``save_models`` rewrites only that key and keeps
+everything else in the file; a file that does not exist yet is created with just the
+faces section (``companion calibrate tray`` can add the tray later).
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from companion.vision.faces_features import FEATURE_NAMES, align_patterns
 from companion.vision.faces_look import FACES
 from companion.vision.faces_models import (
     BUILTIN_SPREAD,
+    MAX_LOOKS,
     FaceModel,
     FaceModelError,
     nearest_face,
@@ -78,6 +82,7 @@ def enrol_face(
     vectors: list[np.ndarray] = []
     patterns: list[np.ndarray | None] = []
     tints: list[np.ndarray] = []
+    looks: list[np.ndarray | None] = []
     n_frames = 0
     for frame in frames:
         n_frames += 1
@@ -85,6 +90,7 @@ def enrol_face(
         vectors.extend(s.vector for s in samples)
         patterns.extend(s.features.pattern for s in samples)
         tints.extend(s.features.tint() for s in samples)
+        looks.extend(s.features.appearance for s in samples)
     if len(vectors) < MIN_DICE:
         raise FaceModelError(
             f"found only {len(vectors)} dice in {n_frames} frame(s) for {face}; turn at least"
@@ -109,6 +115,7 @@ def enrol_face(
         count=int(len(kept)),
         pattern=tuple(float(v) for v in align_patterns(np.array(patterns)[keep])),
         tint=tuple(float(v) for v in np.array(tints, np.float32)[keep].mean(axis=0)),
+        looks=_kept_looks(looks, keep),
     )
     others = dict(FaceClassifier(current).models)
     others[face] = model
@@ -121,6 +128,17 @@ def enrol_face(
         nearest=nearest,
         separation=round(separation, 2),
     )
+
+
+def _kept_looks(
+    looks: list[np.ndarray | None], keep: np.ndarray
+) -> tuple[tuple[float, ...], ...] | None:
+    """The appearances of the kept dice, at most ``MAX_LOOKS`` spread over all frames."""
+    kept = [look for look, k in zip(looks, keep, strict=True) if k and look is not None]
+    if not kept:
+        return None
+    pick = np.linspace(0, len(kept) - 1, min(len(kept), MAX_LOOKS)).round().astype(int)
+    return tuple(tuple(float(v) for v in kept[i]) for i in pick)
 
 
 def load_models(path: Path | str) -> dict[str, FaceModel]:

@@ -288,10 +288,19 @@ class BockRecognizer:
         return best
 
     def _with_cast(
-        self, sample: FaceSample, verdict: FaceVerdict, tint: np.ndarray, cast: np.ndarray
+        self,
+        sample: FaceSample,
+        verdict: FaceVerdict,
+        tint: np.ndarray | None,
+        cast: np.ndarray | None,
     ) -> FaceVerdict:
+        """The final verdict: the die read with its colours under the frame's light
+        (``cast``, when the models hold tints) and the look of its whole print (when they
+        hold looks). The first verdict and the second look at uncertain dice use neither:
+        a look that confirms a die far from its ratios would let the second look take a
+        spot off the face (tuning seed 4300: 11 more stencil goats flagged)."""
         again = self.classifier.classify_vector(
-            sample.vector, sample.features.pattern, tint, cast
+            sample.vector, sample.features.pattern, tint, cast, sample.features.appearance
         )
         # The distance to the nearest face stays the ratios' (the unfamiliar-set check).
         return replace(again, distance=verdict.distance)
@@ -321,7 +330,7 @@ class BockRecognizer:
         # every die is read again with its colours (less that cast) counting too.
         tints = [s.features.tint() for s, _ in looked]
         cast = self.classifier.frame_cast([s.vector for s, _ in looked], tints)
-        if cast is not None:
+        if cast is not None or self.classifier.looks is not None:
             looked = [
                 (s, self._with_cast(s, v, t, cast))
                 for (s, v), t in zip(looked, tints, strict=True)
@@ -346,4 +355,10 @@ class BockRecognizer:
         t2 = time.perf_counter()
         timings["classify"] = (t2 - t1) * 1e3
         timings["total"] = (t2 - t0) * 1e3
-        return Reading(kind="bock", dice=tuple(dice), frame_size=(w, h), timings_ms=timings)
+        return Reading(
+            kind="bock",
+            dice=tuple(dice),
+            frame_size=(w, h),
+            timings_ms=timings,
+            unfamiliar=self.unfamiliar,
+        )

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from companion.vision.faces_appearance import Looks, animal
 from companion.vision.faces_features import TINT_SIZE, FaceFeatures, pattern_distance
 from companion.vision.faces_look import FACES
 from companion.vision.faces_models import FaceModel, builtin_models, nearest_face
@@ -85,6 +86,27 @@ TINT_TOL = 0.08
 TINT_MARGIN = 0.1
 TINT_STRETCH = 1.4
 CAST_CAP = 25.0
+# The look of the whole print (``faces_appearance``), when every face was enrolled with
+# its dice's appearances: a die whose look lies nearer another animal's enrolled dice by
+# more than ``LOOK_VETO`` (mean squared units) is uncertain, whatever its colours say; a
+# die whose look is its face's animal's by ``LOOK_CONFIRM`` at least needs its colour to
+# tell it only from that animal's other faces (``KIN_MARGIN``), and by
+# ``LOOK_STRETCH_AT`` at least it may lie ``LOOK_STRETCH`` times further from its face's
+# ratios than ``max_distance``. Chosen on the tuning frames 4300 (stencil, enrolled from
+# 7200+k) and 4301 (badge, 7300+k), 200 hard each, and the veto's -0.5 on 4304 (60 hard
+# of the etched set, 7400+k), where -0.3 flagged right wolves whose blurred line drawing
+# lay 0.3-0.4 nearer the bock's; see models/bockspot.json. The built-in models keep no
+# looks: without enrolment nothing changes.
+LOOK_VETO = -0.5
+LOOK_CONFIRM = 0.4
+LOOK_STRETCH = 1.6
+LOOK_STRETCH_AT = 0.5
+# A die whose look confirms its animal is confirmed by its colour when that is nearest
+# its face's among that animal's faces by ``KIN_MARGIN`` (the goats' colours under the
+# frame's light; the other animals are ruled out by the look). On tuning seed 4300 all
+# 645 stencil dice read as the lime or mustard goat were right; 0.03 read 4 more of them
+# than ``TINT_MARGIN`` would, the same as 0 (see models/bockspot.json).
+KIN_MARGIN = 0.03
 
 class FaceClassifier:
     """Nearest face model by normalised distance, with a posterior as confidence."""
@@ -115,6 +137,17 @@ class FaceClassifier:
         self._tints = (
             None if any(t is None for t in tints) else np.array(tints, np.float32)
         )
+        # The enrolled dice's looks, when every face has them (else the check is off).
+        looks = {f: base[f].looks for f in FACES}
+        self.looks = (
+            None if any(v is None for v in looks.values())
+            else Looks({f: v for f, v in looks.items() if v is not None})
+        )
+        # For each face, the indices of the faces showing the same animal (itself too).
+        self._kin = [
+            np.array([j for j, g in enumerate(FACES) if animal(g) == animal(f)])
+            for f in FACES
+        ]
         self.confusable = frozenset(
             f for f in FACES if nearest_face(base, f)[1] < MIN_SEPARATION
         )
@@ -127,7 +160,9 @@ class FaceClassifier:
 
     def classify(self, features: FaceFeatures) -> FaceVerdict:
         """The face of one die, or ``None`` with ``uncertain`` set when unsure."""
-        return self.classify_vector(features.vector(), features.pattern)
+        return self.classify_vector(
+            features.vector(), features.pattern, appearance=features.appearance
+        )
 
     def frame_cast(
         self, vectors: Sequence[np.ndarray], tints: Sequence[np.ndarray]
@@ -174,13 +209,17 @@ class FaceClassifier:
         pattern: np.ndarray | None = None,
         tint: np.ndarray | None = None,
         cast: np.ndarray | None = None,
+        appearance: np.ndarray | None = None,
     ) -> FaceVerdict:
         """``classify`` for a feature vector in ``FEATURE_NAMES`` order.
 
         With the die's light/dark ``pattern`` the drawing is checked too: a die whose
         colours fit a face but whose drawing does not (``max_unlike``) is uncertain.
         With its ``tint`` and the frame's ``cast`` (``frame_cast``) its colours count
-        as well, and two faces the ratios do not tell apart can be read.
+        as well, and two faces the ratios do not tell apart can be read. With its
+        ``appearance`` and enrolled looks, the look of the whole print must not be
+        another animal's (``LOOK_VETO``), and confirms a die far from its ratios
+        (``LOOK_CONFIRM``).
         """
         z = (x[None, :] - self._means) / self._spreads
         d2 = (z * z).sum(axis=1) + 2.0 * np.log(self._spreads).sum(axis=1)
@@ -202,8 +241,26 @@ class FaceClassifier:
         if off is not None:
             near = np.sort(off)
             confirmed = int(np.argmin(off)) == best and float(near[1] - near[0]) >= TINT_MARGIN
+        look = None
+        if appearance is not None and self.looks is not None:
+            look = self.looks.animal_margin(appearance, self._faces[best])
+            if look >= LOOK_CONFIRM and off is not None and not confirmed:
+                # The look says which animal; the colour then only has to tell the faces
+                # of that animal apart (a mustard goat whose colour under a dim cast lies
+                # as near the sand bock's as its own is still not a lime goat).
+                kin = self._kin[best]
+                near = np.sort(off[kin])
+                confirmed = (
+                    len(kin) > 1
+                    and int(kin[int(np.argmin(off[kin]))]) == best
+                    and float(near[1] - near[0]) >= KIN_MARGIN
+                )
         limit = self.max_distance * (TINT_STRETCH if confirmed else 1.0)
+        if look is not None and look >= LOOK_STRETCH_AT:
+            limit = max(limit, self.max_distance * LOOK_STRETCH)
         uncertain = confidence < self.min_confidence or distance > limit
+        if look is not None and look < LOOK_VETO:
+            uncertain = True
         # Two faces whose models overlap (a pair the set's colours do not tell apart) are
         # read only when the colour under the frame's light tells them apart.
         if self._faces[best] in self.confusable:

@@ -18,16 +18,19 @@ also keeps its lighter colour without its brightness (``FaceFeatures.tint``), wh
 classifier compares under the frame's own light (``faces_classify``). And where the face
 is light and where dark, pixel by pixel over the sampled disc, is its drawing
 (``FaceFeatures.pattern``), compared with a face's drawing up to a quarter turn
-(``pattern_distance``).
+(``pattern_distance``). The whole print as a small picture is its ``appearance``
+(``faces_appearance``).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
+
+from companion.vision.faces_appearance import appearance
 
 # Radius of the sampled disc around the top-face centre, in die edges. The print covers
 # the face up to ~0.42 edge from the centre, so a disc of 0.3 tolerates the centre being
@@ -48,6 +51,8 @@ class FaceFeatures:
     # Where the face is light (1), dark (0) or hidden by glare (0.5), per pixel of the
     # sampled disc in ``_DISC`` order, turned as the die lies (see ``pattern_distance``).
     pattern: np.ndarray | None = None
+    # The whole print as a small cast-free picture (``faces_appearance.appearance``).
+    appearance: np.ndarray | None = None
 
     def vector(self) -> np.ndarray:
         """The feature vector in ``FEATURE_NAMES`` order."""
@@ -87,7 +92,8 @@ def face_features(
     pixels = _sample_disc(frame, center, size, angle)
     if gains is not None:
         pixels = pixels * gains
-    return _two_colours(pixels)
+    feats = _two_colours(pixels)
+    return replace(feats, appearance=appearance(frame, center, size, angle))
 
 
 def _disc_masks() -> tuple[np.ndarray, np.ndarray, np.ndarray]:

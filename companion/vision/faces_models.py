@@ -8,6 +8,8 @@ what the table's own dice look like.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import functools
 import itertools
 import math
@@ -17,6 +19,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from companion.vision.faces_appearance import APPEARANCE_LENGTH
 from companion.vision.faces_features import (
     FEATURE_NAMES,
     PATTERN_SIZE,
@@ -30,6 +33,10 @@ from companion.vision.types import VisionError
 # How far each feature of a face may stray between lights, blur and glare (measured on
 # rendered frames, normal and hard); enrolled models never get less.
 BUILTIN_SPREAD = np.array([0.2, 0.08, 0.08, 0.08, 0.1, 0.07], np.float32)
+MAX_LOOKS = 24  # appearances kept per enrolled face (3 frames of 6-8 dice)
+# Appearances are stored in steps of this (their spread is 1): a profile keeps a face's
+# looks in ~9 KB of JSON, and the rounding is far below what tells two animals apart.
+LOOK_STEP = 1.0 / 32.0
 
 
 class FaceModelError(VisionError):
@@ -50,6 +57,9 @@ class FaceModel:
     # The face's colours without their brightness (``FaceFeatures.tint``) under the light
     # it was learnt in; None for a model enrolled before tints were kept.
     tint: tuple[float, ...] | None = None
+    # Appearances of the dice it was enrolled from (``faces_appearance``), at most
+    # ``MAX_LOOKS``; None for built-in models and models enrolled before they were kept.
+    looks: tuple[tuple[float, ...], ...] | None = None
 
     def to_dict(self) -> dict:
         """A JSON-ready dict (see ``from_dict``)."""
@@ -62,6 +72,8 @@ class FaceModel:
             out["pattern"] = [round(v, 3) for v in self.pattern]
         if self.tint is not None:
             out["tint"] = [round(v, 4) for v in self.tint]
+        if self.looks is not None:
+            out["looks"] = [_pack_look(look) for look in self.looks]
         return out
 
     @classmethod
@@ -104,9 +116,44 @@ class FaceModel:
                     f"face {face!r} in profile has a tint that is not {TINT_SIZE} numbers;"
                     " enrol it again"
                 )
+        looks = data.get("looks")
+        if looks is not None:
+            looks = _parse_looks(face, looks)
         return cls(
-            face=face, mean=mean, spread=spread, count=count, pattern=pattern, tint=tint
+            face=face,
+            mean=mean,
+            spread=spread,
+            count=count,
+            pattern=pattern,
+            tint=tint,
+            looks=looks,
         )
+
+
+def _pack_look(look: tuple[float, ...]) -> str:
+    """One appearance as text: steps of ``LOOK_STEP`` as signed bytes, base64."""
+    steps = np.clip(np.round(np.asarray(look, np.float32) / LOOK_STEP), -127, 127)
+    return base64.b64encode(steps.astype(np.int8).tobytes()).decode("ascii")
+
+
+def _parse_looks(face: str, data: object) -> tuple[tuple[float, ...], ...]:
+    problem = (
+        f"face {face!r} in profile has looks that are not 1 to {MAX_LOOKS} base64 texts"
+        f" of {APPEARANCE_LENGTH} bytes; enrol it again"
+    )
+    if not isinstance(data, list) or not 1 <= len(data) <= MAX_LOOKS:
+        raise FaceModelError(problem)
+    looks = []
+    for text in data:
+        try:
+            raw = base64.b64decode(str(text), validate=True) if isinstance(text, str) else b""
+        except binascii.Error:
+            raw = b""
+        if len(raw) != APPEARANCE_LENGTH:
+            raise FaceModelError(problem)
+        steps = np.frombuffer(raw, np.int8).astype(np.float32) * LOOK_STEP
+        looks.append(tuple(float(v) for v in steps))
+    return tuple(looks)
 
 
 

@@ -56,6 +56,9 @@ class Reading:
     dice: tuple[Die, ...]
     frame_size: tuple[int, int]  # (width, height)
     timings_ms: dict[str, float] = field(default_factory=dict, compare=False)
+    # The dice look like no set the recogniser knows (Rock the Bock: another maker's
+    # artwork or colours); every die is then flagged until the set is enrolled.
+    unfamiliar: bool = False
 
     @property
     def values(self) -> list[int | str | None]:

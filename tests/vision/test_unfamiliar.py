@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from companion.synth.render import render_throw
+from companion.vision.combine import combine_readings
 from companion.vision.enrol import enrol_face
 from companion.vision.faces import BockRecognizer
 from companion.vision.faces_classify import MIN_SEPARATION, FaceClassifier
@@ -30,14 +31,19 @@ def _throws(artwork, seed, count=3, hard=False):
     ]
 
 
-@pytest.mark.parametrize("artwork", ["stencil", "badge"])
+@pytest.mark.parametrize("artwork", ["stencil", "badge", "etched"])
 def test_every_die_of_a_set_of_unknown_artwork_is_flagged(artwork):
     recognizer = BockRecognizer()
+    readings = []
     for throw in _throws(artwork, 610):
         reading = recognizer.read(throw.image)
         assert len(reading.dice) >= 8
         assert all(d.uncertain and d.value is None for d in reading.dice)
+        readings.append(reading)
     assert recognizer.unfamiliar
+    # The reading says so too (the dashboard shows "enrol your set"), also once combined.
+    assert readings[-1].unfamiliar
+    assert combine_readings(readings[1:]).unfamiliar
 
 
 def test_the_builtin_set_is_familiar_and_read():
@@ -45,6 +51,7 @@ def test_the_builtin_set_is_familiar_and_read():
     for throw in _throws("classic", 620, hard=True):
         reading = recognizer.read(throw.image)
         assert sorted(map(str, reading.values)) == sorted(d.value for d in throw.dice)
+        assert not reading.unfamiliar
     assert not recognizer.unfamiliar
 
 

@@ -19,6 +19,11 @@
       blocked.hidden = !why;
       blocked.textContent = why ? "blocked: " + why : "";
     }
+    const unfamiliar = document.getElementById("unfamiliar");
+    if (unfamiliar) {
+      // Dice of a set the recogniser does not know: every die is flagged until enrolled.
+      unfamiliar.hidden = !(reading && reading.unfamiliar);
+    }
     const wrap = document.getElementById("picture-wrap");
     const none = document.getElementById("no-picture");
     const overlay = document.getElementById("overlay");

@@ -1,0 +1,122 @@
+"""A Rock the Bock top face as a small picture, and which animal enrolled dice it looks like.
+
+The classifier's features (``faces_features``) are two colours and a light/dark drawing
+of the middle of the face. They tell the goats apart by colour, but a goat under glare
+or a strong cast can come out with the ratios of a wolf or a bock. The whole print, as a
+small picture, does not: a goat's head is drawn differently from a wolf's or a bock's in
+every set, even where the colours fool the ratios.
+
+``appearance`` samples the top face (``APPEARANCE_RADIUS`` edges around its centre) as
+a ``APPEARANCE_SIZE`` pixel square, takes logarithms and removes each channel's mean,
+which cancels a colour cast and the brightness, and scales the result to unit spread,
+which cancels most of the contrast that glare and blur take away. ``Looks`` keeps these
+pictures of the dice a set was enrolled from (``companion.vision.enrol``) and says, for
+a die, how much nearer its picture lies to the enrolled dice of one animal (wolf, bock,
+goat: the four goats share one drawing) than to those of any other (``animal_margin``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import cv2
+import numpy as np
+
+APPEARANCE_SIZE = 12  # pixels across the sampled face: the drawing, not its noise
+APPEARANCE_RADIUS = 0.42  # the print covers the face up to ~0.42 edge from its centre
+_SAMPLE = 36  # the face is first sampled at 3 x APPEARANCE_SIZE, then averaged down
+
+
+def _disc() -> np.ndarray:
+    c = (APPEARANCE_SIZE - 1) / 2
+    ys, xs = np.mgrid[0:APPEARANCE_SIZE, 0:APPEARANCE_SIZE]
+    return np.hypot(ys - c, xs - c) <= APPEARANCE_RADIUS * APPEARANCE_SIZE + 0.5
+
+
+_DISC = _disc()
+
+
+def _turn_maps() -> np.ndarray:
+    """Index maps that turn an appearance (``_DISC`` pixels x 3 channels, flattened) by
+    0, 90, 180 and 270 degrees."""
+    index = np.full((APPEARANCE_SIZE, APPEARANCE_SIZE), -1, np.int64)
+    index[_DISC] = np.arange(int(_DISC.sum()))
+    maps = []
+    for k in range(4):
+        pixels = np.rot90(index, k)[_DISC]
+        maps.append((pixels[:, None] * 3 + np.arange(3)[None, :]).ravel())
+    return np.array(maps)
+
+
+_TURN_MAPS = _turn_maps()
+APPEARANCE_LENGTH = int(_DISC.sum()) * 3  # values in one appearance
+
+
+def appearance(
+    frame: np.ndarray, center: tuple[float, float], size: float, angle: float
+) -> np.ndarray:
+    """The top face at ``center`` (edge ``size``, turned ``angle`` degrees) as a small
+    cast-free picture: ``APPEARANCE_LENGTH`` float32 values (see the module docstring)."""
+    step = size / _SAMPLE
+    a = math.radians(angle)
+    ca, sa = math.cos(a) * step, math.sin(a) * step
+    half = (_SAMPLE - 1) / 2
+    m = np.array(
+        [
+            [ca, -sa, center[0] - half * (ca - sa)],
+            [sa, ca, center[1] - half * (sa + ca)],
+        ],
+        np.float64,
+    )
+    patch = cv2.warpAffine(
+        frame,
+        m,
+        (_SAMPLE, _SAMPLE),
+        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
+    small = cv2.resize(
+        patch, (APPEARANCE_SIZE, APPEARANCE_SIZE), interpolation=cv2.INTER_AREA
+    ).astype(np.float32)
+    values = np.log(small[_DISC] + 4.0)
+    values -= values.mean(axis=0)
+    values /= float(values.std()) + 0.05
+    return values.ravel().astype(np.float32)
+
+
+def animal(face: str) -> str:
+    """The animal a face shows: ``wolf``, ``bock`` or ``goat`` (the goats differ only in
+    colour)."""
+    return face.split("_")[0]
+
+
+class Looks:
+    """The enrolled dice's appearances, every one at each quarter turn, by animal."""
+
+    def __init__(self, looks: Mapping[str, Sequence[Sequence[float]]]) -> None:
+        rows: list[np.ndarray] = []
+        owners: list[str] = []
+        for face, examples in looks.items():
+            for example in examples:
+                values = np.asarray(example, np.float32)
+                rows.extend(values[_TURN_MAPS])
+                owners.extend([animal(face)] * len(_TURN_MAPS))
+        self.animals = sorted(set(owners))
+        self._rows = np.array(rows, np.float32)
+        self._owner = np.array([self.animals.index(o) for o in owners])
+        self._norms = (self._rows * self._rows).sum(axis=1)
+
+    def distances(self, values: np.ndarray) -> dict[str, float]:
+        """Mean squared difference to the nearest enrolled die of each animal."""
+        d = (self._norms - 2.0 * (self._rows @ values) + float(values @ values)) / len(values)
+        return {
+            name: float(d[self._owner == i].min()) for i, name in enumerate(self.animals)
+        }
+
+    def animal_margin(self, values: np.ndarray, face: str) -> float:
+        """How much nearer ``values`` lie to the enrolled dice of ``face``'s animal than to
+        those of the nearest other animal (negative: another animal's look is nearer)."""
+        d = self.distances(values)
+        own = d[animal(face)]
+        return min(v for k, v in d.items() if k != animal(face)) - own

@@ -1,0 +1,99 @@
+"""The look of a whole print: kept when a set is enrolled, and it overrules fooled colours."""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from companion.synth.render import render_throw
+from companion.vision.enrol import enrol_face, load_models, save_models
+from companion.vision.faces import BockRecognizer
+from companion.vision.faces_appearance import APPEARANCE_LENGTH, Looks, animal, appearance
+from companion.vision.faces_classify import LOOK_VETO, FaceClassifier
+from companion.vision.faces_features import face_features
+from companion.vision.faces_look import FACES
+from companion.vision.faces_models import MAX_LOOKS, FaceModel, FaceModelError
+
+SIZE = (960, 720)
+
+
+@pytest.fixture(scope="module")
+def badge_models():
+    recognizer = BockRecognizer()
+    models = {}
+    for k, face in enumerate(FACES):
+        frames = [
+            render_throw(900 + 10 * k + i, 6, kind="bock", size=SIZE, artwork="badge",
+                         faces=[face] * 6).image
+            for i in range(3)
+        ]
+        models[face] = enrol_face(face, frames, recognizer, models).model
+    return models
+
+
+def test_a_face_looks_the_same_turned_and_under_another_light():
+    throw = render_throw(910, 10, kind="bock", size=SIZE, artwork="badge",
+                         faces=list(FACES) + ["wolf"] * 4)
+    looks = Looks({
+        d.value: [appearance(throw.image, d.center, d.size, d.angle)]
+        for d in throw.dice[:6]
+    })
+    # The same wolves, a quarter turn on and under a warm cast, are nearest the wolf.
+    warm = np.clip(throw.image * np.array([0.7, 0.95, 1.3]), 0, 255).astype(np.uint8)
+    for die in throw.dice[6:]:
+        values = appearance(warm, die.center, die.size, die.angle + 90.0)
+        assert len(values) == APPEARANCE_LENGTH
+        assert looks.animal_margin(values, "wolf") > 0.3
+        assert looks.animal_margin(values, "goat_red") < 0
+    assert animal("goat_blue") == "goat" and animal("bock") == "bock"
+
+
+def test_enrolled_faces_keep_their_dice_looks_in_the_profile(badge_models, tmp_path):
+    for model in badge_models.values():
+        assert model.looks is not None and 3 <= len(model.looks) <= MAX_LOOKS
+    path = tmp_path / "tray.json"
+    save_models(path, badge_models)
+    again = load_models(path)
+    assert np.allclose(again["bock"].looks, badge_models["bock"].looks, atol=0.016)
+    # Stored compactly: a face's looks take a few kilobytes, not a number per line.
+    assert path.stat().st_size < 80_000
+    assert FaceClassifier(again).looks is not None
+    # Built-in models and models enrolled before looks were kept: the check is off.
+    assert FaceClassifier().looks is None
+    old = {f: replace(m, looks=None) for f, m in badge_models.items()}
+    assert FaceClassifier(old).looks is None
+
+
+def test_a_broken_look_is_refused():
+    model = FaceModel("wolf", (0.0,) * 6, (1.0,) * 6, 5).to_dict()
+    whole = base64.b64encode(bytes(APPEARANCE_LENGTH)).decode()
+    assert FaceModel.from_dict("wolf", {**model, "looks": [whole]}).looks is not None
+    for looks in ([], [[0.1] * 5], ["not base64!"], [base64.b64encode(b"abc").decode()],
+                  [whole] * (MAX_LOOKS + 1), whole):
+        with pytest.raises(FaceModelError, match="looks"):
+            FaceModel.from_dict("wolf", {**model, "looks": looks})
+
+
+def test_a_die_whose_print_is_another_animals_is_not_read_surely(badge_models):
+    classifier = FaceClassifier(badge_models)
+    throw = render_throw(920, 10, kind="bock", size=SIZE, artwork="badge",
+                         faces=["wolf", "goat_yellow"] * 5)
+    wolves = [face_features(throw.image, d.center, d.size, d.angle)
+              for d in throw.dice if d.value == "wolf"]
+    goats = [face_features(throw.image, d.center, d.size, d.angle)
+             for d in throw.dice if d.value == "goat_yellow"]
+    for wolf, goat in zip(wolves, goats, strict=True):
+        # The colours of a wolf read as a wolf, with a wolf's look too...
+        assert classifier.classify(wolf).face == "wolf"
+        # ...but not with a goat's look: glare that makes a goat's colours a wolf's
+        # leaves its picture a goat's.
+        fooled = replace(wolf, appearance=goat.appearance)
+        assert classifier.looks.animal_margin(goat.appearance, "wolf") < LOOK_VETO
+        verdict = classifier.classify(fooled)
+        assert verdict.uncertain and verdict.face is None and verdict.best == "wolf"
+        # Without looks (built-in or older models) nothing changes.
+        old = FaceClassifier({f: replace(m, looks=None) for f, m in badge_models.items()})
+        assert old.classify(fooled).face == "wolf"
