@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from companion.vision.dnn import read_onnx, suits_classic_engine
-from companion.vision.pipnet import DEFAULT_MODEL, INPUT, to_blob
+from companion.vision.pipnet import DEFAULT_MODEL, INPUT, PipNet, to_blob
 from companion.vision.spot import DEFAULT_MODEL as BOCK_MODEL
 from companion.vision.spot import MODELS, PIP_MODEL
 
@@ -19,7 +19,8 @@ def _forward(net: cv2.dnn.Net, blob: np.ndarray) -> np.ndarray:
 
 def test_classic_engine_gives_the_default_engines_answers():
     rng = np.random.default_rng(3)
-    blob = to_blob(rng.integers(0, 256, (5, INPUT, INPUT, 3), dtype=np.uint8))
+    crops = rng.integers(0, 256, (5, INPUT, INPUT, 3), dtype=np.uint8)
+    blob = to_blob(crops, PipNet().channels)
     ours = _forward(read_onnx(DEFAULT_MODEL), blob)
     default = _forward(cv2.dnn.readNetFromONNX(str(DEFAULT_MODEL)), blob)
     assert ours.shape == default.shape == (5, 9)
