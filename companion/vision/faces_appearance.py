@@ -53,15 +53,15 @@ _TURN_MAPS = _turn_maps()
 APPEARANCE_LENGTH = int(_DISC.sum()) * 3  # values in one appearance
 
 
-def appearance(
-    frame: np.ndarray, center: tuple[float, float], size: float, angle: float
+def turned_patch(
+    frame: np.ndarray, center: tuple[float, float], step: float, angle: float, n: int
 ) -> np.ndarray:
-    """The top face at ``center`` (edge ``size``, turned ``angle`` degrees) as a small
-    cast-free picture: ``APPEARANCE_LENGTH`` float32 values (see the module docstring)."""
-    step = size / _SAMPLE
+    """An ``n`` x ``n`` patch of ``frame`` centred on ``center``, its pixels ``step`` frame
+    pixels apart along axes turned ``angle`` degrees (bilinear, edges replicated)."""
     a = math.radians(angle)
     ca, sa = math.cos(a) * step, math.sin(a) * step
-    half = (_SAMPLE - 1) / 2
+    half = (n - 1) / 2
+    # Affine map from patch pixels to frame pixels, inverted for warpAffine.
     m = np.array(
         [
             [ca, -sa, center[0] - half * (ca - sa)],
@@ -69,13 +69,21 @@ def appearance(
         ],
         np.float64,
     )
-    patch = cv2.warpAffine(
+    return cv2.warpAffine(
         frame,
         m,
-        (_SAMPLE, _SAMPLE),
+        (n, n),
         flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
         borderMode=cv2.BORDER_REPLICATE,
     )
+
+
+def appearance(
+    frame: np.ndarray, center: tuple[float, float], size: float, angle: float
+) -> np.ndarray:
+    """The top face at ``center`` (edge ``size``, turned ``angle`` degrees) as a small
+    cast-free picture: ``APPEARANCE_LENGTH`` float32 values (see the module docstring)."""
+    patch = turned_patch(frame, center, size / _SAMPLE, angle, _SAMPLE)
     small = cv2.resize(
         patch, (APPEARANCE_SIZE, APPEARANCE_SIZE), interpolation=cv2.INTER_AREA
     ).astype(np.float32)

@@ -24,13 +24,12 @@ is light and where dark, pixel by pixel over the sampled disc, is its drawing
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
 
-from companion.vision.faces_appearance import appearance
+from companion.vision.faces_appearance import appearance, turned_patch
 
 # Radius of the sampled disc around the top-face centre, in die edges. The print covers
 # the face up to ~0.42 edge from the centre, so a disc of 0.3 tolerates the centre being
@@ -165,25 +164,7 @@ def _sample_disc(
 ) -> np.ndarray:
     """Pixels (float32, n x 3) of a disc of SAMPLE_RADIUS edges around ``center``."""
     radius = SAMPLE_RADIUS * size
-    step = 2 * radius / (_PATCH - 1)
-    a = math.radians(angle)
-    ca, sa = math.cos(a) * step, math.sin(a) * step
-    half = (_PATCH - 1) / 2
-    # Affine map from patch pixels to frame pixels, inverted for warpAffine.
-    m = np.array(
-        [
-            [ca, -sa, center[0] - half * (ca - sa)],
-            [sa, ca, center[1] - half * (sa + ca)],
-        ],
-        np.float64,
-    )
-    patch = cv2.warpAffine(
-        frame,
-        m,
-        (_PATCH, _PATCH),
-        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-        borderMode=cv2.BORDER_REPLICATE,
-    )
+    patch = turned_patch(frame, center, 2 * radius / (_PATCH - 1), angle, _PATCH)
     return patch[_DISC].astype(np.float32)
 
 
