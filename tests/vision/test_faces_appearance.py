@@ -7,10 +7,10 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from bockenrol import enrolled_models
 
 from companion.synth.render import render_throw
-from companion.vision.enrol import enrol_face, load_models, save_models
-from companion.vision.faces import BockRecognizer
+from companion.vision.enrol import load_models, save_models
 from companion.vision.faces_appearance import APPEARANCE_LENGTH, Looks, animal, appearance
 from companion.vision.faces_classify import LOOK_VETO, FaceClassifier
 from companion.vision.faces_features import face_features
@@ -22,16 +22,7 @@ SIZE = (960, 720)
 
 @pytest.fixture(scope="module")
 def badge_models():
-    recognizer = BockRecognizer()
-    models = {}
-    for k, face in enumerate(FACES):
-        frames = [
-            render_throw(900 + 10 * k + i, 6, kind="bock", size=SIZE, artwork="badge",
-                         faces=[face] * 6).image
-            for i in range(3)
-        ]
-        models[face] = enrol_face(face, frames, recognizer, models).model
-    return models
+    return enrolled_models("badge", 900, SIZE)
 
 
 def test_a_face_looks_the_same_turned_and_under_another_light():

@@ -6,6 +6,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from bockenrol import enrolled_models
 
 from companion.synth.render import render_throw
 from companion.vision.combine import combine_readings
@@ -57,16 +58,7 @@ def test_the_builtin_set_is_familiar_and_read():
 
 @pytest.fixture(scope="module")
 def badge_models():
-    recognizer = BockRecognizer()
-    models = {}
-    for k, face in enumerate(FACES):
-        frames = [
-            render_throw(700 + 10 * k + i, 6, kind="bock", size=SIZE, artwork="badge",
-                         faces=[face] * 6).image
-            for i in range(3)
-        ]
-        models[face] = enrol_face(face, frames, recognizer, models).model
-    return models
+    return enrolled_models("badge", 700, SIZE)
 
 
 def test_an_enrolled_set_of_unknown_artwork_is_read(badge_models):

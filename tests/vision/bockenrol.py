@@ -1,0 +1,24 @@
+"""Enrolling a rendered Rock the Bock set the way a table does: three frames per face."""
+
+from __future__ import annotations
+
+from companion.synth.render import render_throw
+from companion.vision.enrol import enrol_face
+from companion.vision.faces import BockRecognizer
+from companion.vision.faces_look import FACES
+from companion.vision.faces_models import FaceModel
+
+
+def enrolled_models(artwork: str, seed: int, size: tuple[int, int]) -> dict[str, FaceModel]:
+    """Face models of the ``artwork`` set, each face enrolled from three rendered frames of
+    six dice showing it (seeds ``seed + 10 * k + i`` for face k, frame i)."""
+    recognizer = BockRecognizer()
+    models: dict[str, FaceModel] = {}
+    for k, face in enumerate(FACES):
+        frames = [
+            render_throw(seed + 10 * k + i, 6, kind="bock", size=size, artwork=artwork,
+                         faces=[face] * 6).image
+            for i in range(3)
+        ]
+        models[face] = enrol_face(face, frames, recognizer, models).model
+    return models
