@@ -168,12 +168,15 @@ def evaluate_throws(
     profile = None if profile_path is None else TrayProfile.load(profile_path)
     sequences = find_sequences(directory)
     plans = [(s, load_expected(s)) for s in sequences]  # check everything before running
-    # The throws are Schocken throws: the recogniser knows the game uses three dice.
-    recognizer = PipRecognizer(profile, max_dice=DICE)
     totals = dict.fromkeys((*KEYS[:-1], "wrong_values_flagged"), 0)
     latencies: list[float] = []
     per_sequence = []
     for sequence, expected in plans:
+        # Each sequence is an evening of its own, a camera set-up of its own: the
+        # recogniser starts afresh (what it measured of one set-up's dice, the tray it
+        # found, is not the next one's). The throws are Schocken throws: it knows the
+        # game uses three dice.
+        recognizer = PipRecognizer(profile, max_dice=DICE)
         figures = score(
             expected, reported_throws(sequence, recognizer, profile, settle_seconds), sequence.fps
         )
