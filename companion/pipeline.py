@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from companion.games import GameError
+from companion.games.phrase import Phrase
 from companion.hardware.camera import CameraError, FrameError, FrameSource
 from companion.hardware.feedback import (
     BUSY,
@@ -34,6 +35,7 @@ from companion.vision.annotate import annotate, to_jpeg
 from companion.vision.settle import AT_REST, SettleDetector
 from companion.vision.types import Reading
 from companion.vision.watch import BLOCKED, COVERED, SAME, THROW, ThrowWatcher, WatchEvent
+from companion.wording import refusal, say
 
 log = logging.getLogger("companion")
 
@@ -64,17 +66,14 @@ class Outcome:
         return self.message_de or self.message
 
 
-# What the button says when it refuses, in German for the phones (see Table.publish_button).
-_GERMAN = {
-    "no game is running": "Es läuft kein Spiel",
-    "no throw seen since the last entry": "Seit dem letzten Eintrag wurde kein Wurf gesehen",
-    "nothing to record": "Nichts einzutragen",
-    "last entry undone": "Letzter Eintrag zurückgenommen",
-}
-
-
-def _outcome(recorded: dict[str, Any] | None, message: str, message_de: str = "") -> Outcome:
-    return Outcome(recorded, message, message_de or _GERMAN.get(message, ""))
+def _outcome(recorded: dict[str, Any] | None, said: Phrase | Proposal | GameError) -> Outcome:
+    """An outcome whose message is said in English and German from the catalogue: a
+    phrase of the button's own, a proposal's text, or a refusal of the table."""
+    if isinstance(said, Proposal):
+        return Outcome(recorded, said.text, said.text_de)
+    if isinstance(said, GameError):
+        return Outcome(recorded, refusal(said, "en"), refusal(said, "de"))
+    return Outcome(recorded, say(said, "en"), say(said, "de"))
 
 
 class Companion:
@@ -206,32 +205,32 @@ class Companion:
         with self._lock:
             active = self._active()
             if active is None:
-                return _outcome(None, "no game is running")
+                return _outcome(None, Phrase("button_no_game"))
             game_id, snap = active
             if self.tracker.turn_key != (game_id, snap["version"]):
-                return _outcome(None, "no throw seen since the last entry")
+                return _outcome(None, Phrase("button_no_throw"))
             proposal = self.tracker.proposal(snap["game"], snap["view"])
             if proposal is None:
-                return _outcome(None, "nothing to record")
+                return _outcome(None, Phrase("button_nothing"))
             if proposal.action is None:
-                return _outcome(None, proposal.text, proposal.text_de)
+                return _outcome(None, proposal)
             try:
                 self.table.submit(game_id, proposal.action, BUTTON)
             except GameError as exc:
-                return _outcome(None, str(exc))
-            return _outcome(proposal.action, proposal.text, proposal.text_de)
+                return _outcome(None, exc)
+            return _outcome(proposal.action, proposal)
 
     def undo(self) -> Outcome:
         """Take back the last entry of the active game (a long press)."""
         with self._lock:
             game_id = self.table.active_game_id()
             if game_id is None:
-                return _outcome(None, "no game is running")
+                return _outcome(None, Phrase("button_no_game"))
             try:
                 self.table.undo(game_id, BUTTON)
             except GameError as exc:
-                return _outcome(None, str(exc))
-            return _outcome({"action": "undo"}, "last entry undone")
+                return _outcome(None, exc)
+            return _outcome({"action": "undo"}, Phrase("button_undone"))
 
     def press(self) -> Outcome:
         """The button pressed: record, then show and announce what happened."""

@@ -16,21 +16,16 @@ from typing import Any
 from companion.games.phrase import Phrase
 from companion.turns import Proposal, TurnTracker
 from companion.vision.types import Reading
-from companion.wording import file_catalogue, word
+from companion.wording import file_catalogue, say
 
 __all__ = ["RockTheBockProposer", "SchockenProposer", "propose"]
 
 SCHOCKEN_DICE = 3
 
 
-def say(phrase: Phrase, lang: str) -> str:
-    """``phrase`` worded from the one catalogue in ``lang`` (English where it lacks a word)."""
-    return word(phrase, file_catalogue(lang), file_catalogue("en"))
-
-
 def propose(action: dict[str, Any] | None, phrase: Phrase) -> Proposal:
     """A proposal of ``action`` (None: nothing to record) said by the catalogue's ``phrase``."""
-    return Proposal(action, say(phrase, "en"), say(phrase, "de"))
+    return Proposal.said(action, phrase)
 
 
 class SchockenProposer:

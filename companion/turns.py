@@ -15,7 +15,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from companion.games.phrase import Phrase
 from companion.vision.types import Die, Reading
+from companion.wording import say
 
 
 @dataclass
@@ -87,20 +89,12 @@ class TurnTracker:
         proposer = self.proposers.get(game)
         if self.covered:
             hidden = None if proposer is None else proposer.covered(self, view)
-            return hidden or Proposal(
-                None,
-                "a cup covers the dice: lift it to read them",
-                "Ein Becher verdeckt die Würfel: zum Lesen anheben",
-            )
+            return hidden or Proposal.said(None, Phrase("proposal_covered"))
         if self.reading is None:
             return None
         reading = self.reading
         if reading.uncertain:
-            return Proposal(
-                None,
-                "a die is unclear: check the picture or enter it by hand",
-                "Ein Würfel ist unklar: Bild prüfen oder von Hand eintragen",
-            )
+            return Proposal.said(None, Phrase("proposal_unclear"))
         if proposer is None:
             return None
         return proposer.read(self, reading, view)
@@ -114,6 +108,12 @@ class Proposal:
     action: dict[str, Any] | None
     text: str
     text_de: str
+
+    @classmethod
+    def said(cls, action: dict[str, Any] | None, phrase: Phrase) -> Proposal:
+        """A proposal of ``action`` (None: nothing to record) said by the catalogue's
+        ``phrase``, in both languages."""
+        return cls(action, say(phrase, "en"), say(phrase, "de"))
 
 
 class Proposer(Protocol):

@@ -12,14 +12,14 @@ a phrase names a key and its fields; a field ``n`` picks ``<key>_one`` or
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from companion.games.phrase import Phrase
 
-__all__ = ["LANGUAGES", "file_catalogue", "word"]
+__all__ = ["LANGUAGES", "file_catalogue", "refusal", "say", "word"]
 
 LANGUAGES = ("de", "en")
 _DIR = Path(__file__).parent / "web" / "translations"
@@ -78,3 +78,41 @@ def _value(value: Any, texts: Mapping[str, str], fallback: Mapping[str, str]) ->
     if isinstance(value, float):
         return f"{value:g}"
     return str(value)
+
+
+def say(phrase: Phrase, lang: str) -> str:
+    """``phrase`` worded from the catalogue file of ``lang`` (English where it lacks a word):
+    for what is said away from a page (the button, the log)."""
+    return word(phrase, file_catalogue(lang), file_catalogue("en"))
+
+
+def refusal(
+    exc: BaseException,
+    lang: str,
+    catalogue: Callable[[str], Mapping[str, str]] = file_catalogue,
+) -> str:
+    """What was refused, in ``lang``: the one way every refusal is worded.
+
+    Engine and table errors carry a ``key`` and ``fields`` (see
+    :mod:`companion.games.errors`); the text is the catalogue's ``refusal_<key>`` (or
+    ``<key>`` for the dashboard's own messages) filled with the fields, phrases among
+    them worded too. A nested cause (a correction that breaks a later entry) is worded
+    the same way, a house rule's name as its label. An error without a key keeps its
+    English text in English; in German it says what to do in German.
+    """
+    texts, english = catalogue(lang), catalogue("en")
+    key = getattr(exc, "key", None)
+    if key:
+        fields = dict(getattr(exc, "fields", {}) or {})
+        cause = fields.get("cause")
+        if isinstance(cause, BaseException):
+            fields["cause"] = refusal(cause, lang, catalogue)
+        rule = fields.get("rule")
+        if isinstance(rule, str) and f"flag_{rule}" in texts:
+            fields["rule"] = _text(f"flag_{rule}", texts, english)
+        for name in (f"refusal_{key}", key):
+            if name in texts:
+                return word(Phrase(name, fields), texts, english)
+    if lang == "en":
+        return str(exc)
+    return _text("refusal_unknown", texts, english)

@@ -295,3 +295,20 @@ def test_the_first_players_hidden_third_throw_under_a_cup_left_standing(table):
     assert outcome.recorded["action"] == "reveal" and outcome.recorded["player"] == "Anna"
     assert sorted(outcome.recorded["dice"]) == anna
     assert len(table.snapshot(game)["history"]) == 3
+
+
+def test_what_the_button_says_is_said_in_german_too(table):
+    # The phones show the button's answer in German by default: its own messages, and
+    # the table's refusals worded by the catalogue like every refusal on the dashboard.
+    companion = Companion(table, {}, SettleDetector(0.2))
+    none = companion.undo()
+    assert (none.message, none.german) == ("no game is running", "Es läuft kein Spiel")
+    table.create_game("schocken", {"players": ["Anna", "Ben"], "starter": "Anna"}, pin="1234")
+    refused = companion.undo()
+    assert refused.recorded is None
+    assert refused.german and refused.german != refused.message
+    from companion.wording import file_catalogue
+
+    assert refused.german != file_catalogue("de")["refusal_unknown"]
+    nothing = companion.confirm()
+    assert nothing.german == "Seit dem letzten Eintrag wurde kein Wurf gesehen"

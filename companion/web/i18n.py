@@ -14,6 +14,7 @@ from typing import Any
 
 from flask import Flask, Response, current_app, g, has_app_context, request
 
+from companion import wording
 from companion.games.phrase import Phrase
 from companion.wording import LANGUAGES, file_catalogue, word
 
@@ -77,31 +78,9 @@ def _(key: str, **fields: object) -> str:
 
 
 def refusal(exc: BaseException, lang: str | None = None) -> str:
-    """What was refused, in the page's language: the one way every refusal is worded.
-
-    Engine and table errors carry a ``key`` and ``fields`` (see
-    :mod:`companion.games.errors`); the text is the catalogue's ``refusal_<key>`` (or
-    ``<key>`` for the dashboard's own messages) filled with the fields, phrases among
-    them worded too. A nested cause (a correction that breaks a later entry) is worded
-    the same way, a house rule's name as its label. An error without a key keeps its
-    English text on English pages; German pages say what to do in German.
-    """
-    lang = lang or current_language()
-    key = getattr(exc, "key", None)
-    if key:
-        fields = dict(getattr(exc, "fields", {}) or {})
-        cause = fields.get("cause")
-        if isinstance(cause, BaseException):
-            fields["cause"] = refusal(cause, lang)
-        rule = fields.get("rule")
-        if isinstance(rule, str) and f"flag_{rule}" in catalogue(lang):
-            fields["rule"] = translate(lang, f"flag_{rule}")
-        for name in (f"refusal_{key}", key):
-            if name in catalogue(lang):
-                return word(Phrase(name, fields), catalogue(lang), catalogue("en"))
-    if lang == "en":
-        return str(exc)
-    return translate(lang, "refusal_unknown")
+    """What was refused, in the page's language (:func:`companion.wording.refusal`, with
+    the words this app's games brought along)."""
+    return wording.refusal(exc, lang or current_language(), catalogue)
 
 
 def refuse(key: str, **fields: object) -> Exception:
