@@ -280,8 +280,7 @@ def demo_parts(settings: Any, logs: dict[str, Path], *, seconds_per_step: float,
     """The :class:`~companion.app.Demo` the builder runs: the logged games played step by
     step and, with ``camera``, a Schocken game thrown in front of the demo's camera; both
     loop, finished games staying on show for ``pause`` steps."""
-    from companion.app import Demo
-    from companion.vision.settle import SettleDetector
+    from companion.app import Demo, default_settle
 
     def setup(table: Any) -> list[Callable[[threading.Event], None]]:
         player = DemoPlayer(table, logs)
@@ -304,5 +303,7 @@ def demo_parts(settings: Any, logs: dict[str, Path], *, seconds_per_step: float,
                                  pause=pause)
         return scorekeeper.source
 
+    # The demo's camera is settled as the Pi's is: with the check that nothing but dice
+    # lies in the tray.
     return Demo(setup, camera_game if camera else None,
-                SettleDetector(settings.settle_seconds) if camera else None)
+                default_settle(settings) if camera else None)

@@ -4,6 +4,7 @@ import pytest
 
 from companion.demo import CameraDemo
 from companion.pipeline import Companion
+from companion.vision.occlusion import OcclusionDetector
 from companion.vision.recognizer import PipRecognizer
 from companion.vision.settle import SettleDetector
 
@@ -13,7 +14,9 @@ def test_every_turn_is_stored_with_the_dice_that_were_thrown(table):
     game = table.create_game(
         "schocken", {"players": ["Anna", "Ben", "Carl"], "starter": "Anna"}, pin="1234"
     )
-    companion = Companion(table, {"schocken": PipRecognizer()}, SettleDetector(0.6))
+    # Settled as the demo settles its camera (``demo_parts``): with the occlusion check.
+    settle = SettleDetector(0.6, occlusion=OcclusionDetector(None))
+    companion = Companion(table, {"schocken": PipRecognizer()}, settle)
     demo = CameraDemo(table, companion, game, seed=5, size=(960, 720))
     results = [demo.step() for _ in range(4)]
     assert [r.player for r in results] == ["Anna", "Ben", "Carl", results[3].player]
