@@ -107,6 +107,13 @@ LOOK_STRETCH_AT = 0.5
 # 645 stencil dice read as the lime or mustard goat were right; 0.03 read 4 more of them
 # than ``TINT_MARGIN`` would, the same as 0 (see models/bockspot.json).
 KIN_MARGIN = 0.03
+# A die whose look lies nearer one animal's enrolled dice than any other's by
+# ``LOOK_CHOOSE`` is read as one of that animal's faces (the colours choose among them).
+# On the tuning frames (4300 stencil, 4301 badge, 4304 etched, 200 hard each, looks
+# with glare left out) no die lay that clearly nearer a wrong animal (the largest such
+# margin was 0.43, badge), while goats read as wolf or bock under glare lay 0.55-0.8
+# nearer the goats.
+LOOK_CHOOSE = 0.5
 
 class FaceClassifier:
     """Nearest face model by normalised distance, with a posterior as confidence."""
@@ -144,6 +151,7 @@ class FaceClassifier:
             else Looks({f: v for f, v in looks.items() if v is not None})
         )
         # For each face, the indices of the faces showing the same animal (itself too).
+        self._animals = np.array([animal(f) for f in FACES])
         self._kin = [
             np.array([j for j, g in enumerate(FACES) if animal(g) == animal(f)])
             for f in FACES
@@ -229,6 +237,13 @@ class FaceClassifier:
             off = np.sqrt((tz * tz).sum(axis=1))
             tint_d2 = (np.maximum(off - TINT_TOL, 0.0) / TINT_SPREAD) ** 2
             d2 = d2 + TINT_WEIGHT * tint_d2
+        if appearance is not None and self.looks is not None:
+            # A look that is clearly one animal's picks among that animal's faces only:
+            # glare or a dim cast that gives a goat a wolf's colours leaves its picture
+            # a goat's.
+            chosen = self.looks.clear_animal(appearance, LOOK_CHOOSE)
+            if chosen is not None:
+                d2 = np.where(self._animals == chosen, d2, np.inf)
         best = int(np.argmin(d2))
         # Tempered posterior: the Gaussian models are fitted on few, clean samples and
         # would otherwise claim certainty for anything a hair nearer one model.

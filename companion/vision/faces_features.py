@@ -92,7 +92,13 @@ def face_features(
     if gains is not None:
         pixels = pixels * gains
     feats = _two_colours(pixels)
-    return replace(feats, appearance=appearance(frame, center, size, angle))
+    # The lighter colour in the frame's own pixels: what glare is brighter than.
+    light = np.asarray(feats.light, np.float32)
+    if gains is not None:
+        light = light / gains
+    return replace(
+        feats, appearance=appearance(frame, center, size, angle, float(light.sum()))
+    )
 
 
 def _disc_masks() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
