@@ -32,7 +32,7 @@ def _throws(artwork, seed, count=3, hard=False):
     ]
 
 
-@pytest.mark.parametrize("artwork", ["stencil", "badge", "etched"])
+@pytest.mark.parametrize("artwork", ["stencil", "badge", "etched", "mosaic"])
 def test_every_die_of_a_set_of_unknown_artwork_is_flagged(artwork):
     recognizer = BockRecognizer()
     readings = []
