@@ -140,7 +140,7 @@ class Looks:
     their comparison: the distance is the mean over the pixels both show.
     """
 
-    def __init__(self, looks: Mapping[str, Sequence[Sequence[float]]]) -> None:
+    def __init__(self, looks: Mapping[str, Sequence[Sequence[float] | np.ndarray]]) -> None:
         rows: list[np.ndarray] = []
         owners: list[str] = []
         for face, examples in looks.items():
@@ -187,3 +187,56 @@ class Looks:
         if not (np.isfinite(own) and np.isfinite(other)):
             return 0.0
         return other - own
+
+
+class KinLooks:
+    """The enrolled dice's appearances by face, for the animals shown on several faces
+    (the goats): which of them a die looks like, where a set's look tells them apart.
+
+    The look is cast-free, but its channels keep how the print's colour stands against
+    its background's, which differs from goat to goat in some sets (a coloured head on a
+    white badge) and hardly in others (a black head on lime or on mustard). Whether the
+    look tells a set's faces apart is judged on the enrolled dice themselves: each, left
+    out in turn, must lie nearest the other dice of its own face (``tells_apart``).
+    """
+
+    def __init__(self, looks: Mapping[str, Sequence[Sequence[float]]]) -> None:
+        names = [animal(f) for f in looks]
+        self._faces = {
+            face: Looks({face: examples})
+            for face, examples in looks.items()
+            if names.count(animal(face)) > 1
+        }
+        self._examples = {face: [np.asarray(e, np.float32) for e in looks[face]]
+                          for face in self._faces}
+        self.tells_apart = bool(self._faces) and self._left_out_right()
+
+    def _left_out_right(self) -> bool:
+        for face, examples in self._examples.items():
+            kin = [f for f in self._faces if animal(f) == animal(face)]
+            for i, example in enumerate(examples):
+                own = [e for j, e in enumerate(examples) if j != i]
+                if not own:
+                    return False
+                mine = _nearest(Looks({face: own}), example)
+                others = min(_nearest(self._faces[f], example) for f in kin if f != face)
+                if not mine < others:
+                    return False
+        return True
+
+    def clear_face(self, values: np.ndarray, name: str, margin: float) -> str | None:
+        """The face of animal ``name`` whose enrolled dice ``values`` lie nearer than any
+        other of its faces' by ``margin`` at least, or None."""
+        d = sorted(
+            (_nearest(looks, values), face)
+            for face, looks in self._faces.items()
+            if animal(face) == name
+        )
+        if len(d) < 2 or not np.isfinite(d[1][0]) or d[1][0] - d[0][0] < margin:
+            return None
+        return d[0][1]
+
+
+def _nearest(looks: Looks, values: np.ndarray) -> float:
+    """The distance of ``values`` to the nearest of ``looks`` (one animal's)."""
+    return min(looks.distances(values).values())
