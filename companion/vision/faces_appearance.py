@@ -153,15 +153,25 @@ class Looks:
         self._seen = (~np.isnan(table)).astype(np.float32)
         self._rows = np.nan_to_num(table)
         self._squares = self._rows * self._rows
+        self._norms = self._squares.sum(axis=1)  # for a die that shows all its print
+        self._counts = self._seen.sum(axis=1)
+        self._gaps = bool((self._seen == 0).any())
         self._owner = np.array([self.animals.index(o) for o in owners])
 
     def distances(self, values: np.ndarray) -> dict[str, float]:
         """Mean squared difference to the nearest enrolled die of each animal, over the
         pixels both show; ``inf`` for every animal when the die shows none of its print."""
-        seen = (~np.isnan(values)).astype(np.float32)
+        hidden = np.isnan(values)
         x = np.nan_to_num(values)
-        both = self._seen @ seen
-        d = self._squares @ seen - 2.0 * (self._rows @ x) + self._seen @ (x * x)
+        if hidden.any():
+            seen = (~hidden).astype(np.float32)
+            both = self._seen @ seen
+            own = self._squares @ seen
+        else:  # the common case: no glare on the die, one product fewer
+            seen = np.ones(len(values), np.float32)
+            both, own = self._counts, self._norms
+        theirs = self._seen @ (x * x) if self._gaps else float(x @ x)
+        d = own - 2.0 * (self._rows @ x) + theirs
         # Fewer than half of the die's pixels in common: too little to compare.
         d = np.where(both >= 0.5 * max(float(seen.sum()), 1.0), d / np.maximum(both, 1.0),
                      np.inf)
@@ -172,21 +182,30 @@ class Looks:
     def clear_animal(self, values: np.ndarray, margin: float) -> str | None:
         """The animal whose enrolled dice ``values`` lie nearer than any other animal's
         by ``margin`` at least, or None."""
-        d = sorted(self.distances(values).items(), key=lambda item: item[1])
-        if len(d) < 2 or not np.isfinite(d[1][1]) or d[1][1] - d[0][1] < margin:
-            return None
-        return d[0][0]
+        return clear_of(self.distances(values), margin)
 
     def animal_margin(self, values: np.ndarray, face: str) -> float:
         """How much nearer ``values`` lie to the enrolled dice of ``face``'s animal than to
         those of the nearest other animal (negative: another animal's look is nearer;
         0 when the die's print cannot be compared)."""
-        d = self.distances(values)
-        own = d[animal(face)]
-        other = min(v for k, v in d.items() if k != animal(face))
-        if not (np.isfinite(own) and np.isfinite(other)):
-            return 0.0
-        return other - own
+        return margin_of(self.distances(values), face)
+
+
+def clear_of(distances: Mapping[str, float], margin: float) -> str | None:
+    """``Looks.clear_animal`` from the ``Looks.distances`` of a die."""
+    d = sorted(distances.items(), key=lambda item: item[1])
+    if len(d) < 2 or not np.isfinite(d[1][1]) or d[1][1] - d[0][1] < margin:
+        return None
+    return d[0][0]
+
+
+def margin_of(distances: Mapping[str, float], face: str) -> float:
+    """``Looks.animal_margin`` from the ``Looks.distances`` of a die."""
+    own = distances[animal(face)]
+    other = min(v for k, v in distances.items() if k != animal(face))
+    if not (np.isfinite(own) and np.isfinite(other)):
+        return 0.0
+    return other - own
 
 
 class KinLooks:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from companion.vision.faces_appearance import KinLooks, Looks, animal
+from companion.vision.faces_appearance import KinLooks, Looks, animal, clear_of, margin_of
 from companion.vision.faces_features import TINT_SIZE, FaceFeatures, pattern_distance
 from companion.vision.faces_look import FACES
 from companion.vision.faces_models import FaceModel, builtin_models, nearest_face
@@ -251,11 +251,14 @@ class FaceClassifier:
             tint_d2 = (np.maximum(off - TINT_TOL, 0.0) / TINT_SPREAD) ** 2
             d2 = d2 + TINT_WEIGHT * tint_d2
         chosen = None
-        if appearance is not None and self.looks is not None:
+        looked = None if appearance is None or self.looks is None else self.looks.distances(
+            appearance
+        )
+        if looked is not None:
             # A look that is clearly one animal's picks among that animal's faces only:
             # glare or a dim cast that gives a goat a wolf's colours leaves its picture
             # a goat's.
-            chosen = self.looks.clear_animal(appearance, LOOK_CHOOSE)
+            chosen = clear_of(looked, LOOK_CHOOSE)
             if chosen is not None:
                 d2 = np.where(self._animals == chosen, d2, np.inf)
         best = int(np.argmin(d2))
@@ -271,8 +274,8 @@ class FaceClassifier:
             near = np.sort(off)
             confirmed = int(np.argmin(off)) == best and float(near[1] - near[0]) >= TINT_MARGIN
         look = None
-        if appearance is not None and self.looks is not None:
-            look = self.looks.animal_margin(appearance, self._faces[best])
+        if looked is not None:
+            look = margin_of(looked, self._faces[best])
             if look >= LOOK_CONFIRM and off is not None and not confirmed:
                 # The look says which animal; the colour then only has to tell the faces
                 # of that animal apart (a mustard goat whose colour under a dim cast lies
