@@ -13,6 +13,11 @@ which cancels most of the contrast that glare and blur take away. ``Looks`` keep
 pictures of the dice a set was enrolled from (``companion.vision.enrol``) and says, for
 a die, how much nearer its picture lies to the enrolled dice of one animal (wolf, bock,
 goat: the four goats share one drawing) than to those of any other (``animal_margin``).
+
+Glare is no part of the print: given the face's lighter colour, the pixels brighter
+than any printed colour, and a rim round them, are left out (NaN) and compared with
+nothing. ``KinLooks`` keeps the looks by face for the animals with several faces (the
+goats), for the sets whose enrolled goats their look tells apart.
 """
 
 from __future__ import annotations

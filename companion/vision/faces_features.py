@@ -19,7 +19,8 @@ classifier compares under the frame's own light (``faces_classify``). And where 
 is light and where dark, pixel by pixel over the sampled disc, is its drawing
 (``FaceFeatures.pattern``), compared with a face's drawing up to a quarter turn
 (``pattern_distance``). The whole print as a small picture is its ``appearance``
-(``faces_appearance``).
+(``faces_appearance``). Glare, and the soft rim round it, count as neither colour: a
+reflection over a goat's dark head made it light in the middle, a wolf's.
 """
 
 from __future__ import annotations
