@@ -146,7 +146,7 @@ def register(
     )
     render.add_argument(
         "--artwork",
-        choices=("classic", "stencil", "badge", "etched"),
+        choices=("classic", "stencil", "badge", "etched", "mosaic"),
         default="classic",
         help="Rock the Bock drawings: classic (the built-in set) or a set the models never saw",
     )

@@ -3,7 +3,8 @@
 A set is an artwork (the drawings) in a palette (the colours). ``classic`` is the built-in
 set as ``companion.vision.faces_look`` draws it; the others are sets the project's models
 were never made from, for testing recognition of an unknown set honestly
-(``ARTWORKS``, ``artwork_palette``, ``draw_artwork``). ``shifted_palette`` recolours a
+(``ARTWORKS``, ``artwork_palette``, ``draw_artwork``; ``mosaic`` is the one kept as
+the clean hold-out). ``shifted_palette`` recolours a
 set. ``companion.synth.render`` puts the faces on dice in a scene.
 """
 
@@ -222,7 +223,69 @@ def _draw_etched(img: np.ndarray, face: str, look: FaceLook) -> None:
     img[(lines > 0) | (dots > 0)] = look.icon
 
 
-_ARTWORK_DRAW = {"stencil": _draw_stencil, "badge": _draw_badge, "etched": _draw_etched}
+# ``mosaic``: low-poly heads, each a handful of flat shards in two tones of the print's
+# colour, on a face split into a sunburst of two tones of its background. Its wolf is
+# pale shards on deep plum, its bock black shards on orange, its goats cream shards on
+# pastel colours (coral, sky, mint, lemon) that lie closer together than any other
+# set's. Drawn as the clean hold-out of the enrolled-set figures: nothing was tuned on
+# it, and its figures were read once, at the end.
+
+
+def _shards(animal: str) -> list[np.ndarray]:
+    """The head of ``animal`` as convex shards (192 px canvas, within 0.38 of the middle)."""
+    def poly(*pts: tuple[int, int]) -> np.ndarray:
+        return np.array(pts, np.int32)
+
+    if animal == "wolf":
+        return [
+            poly((66, 72), (96, 62), (96, 118)), poly((126, 72), (96, 62), (96, 118)),
+            poly((66, 72), (72, 30), (88, 66)), poly((126, 72), (120, 30), (104, 66)),
+            poly((66, 72), (96, 118), (84, 150)), poly((126, 72), (96, 118), (108, 150)),
+            poly((84, 150), (96, 118), (108, 150), (96, 164)),
+        ]
+    if animal == "bock":
+        out = [poly((78, 70), (114, 70), (96, 150)), poly((78, 70), (96, 150), (82, 132)),
+               poly((114, 70), (110, 132), (96, 150))]
+        for sign in (-1, 1):
+            out += [
+                poly((96 + sign * 16, 70), (96 + sign * 52, 48), (96 + sign * 40, 78)),
+                poly((96 + sign * 52, 48), (96 + sign * 66, 84), (96 + sign * 40, 78)),
+                poly((96 + sign * 66, 84), (96 + sign * 50, 110), (96 + sign * 44, 90)),
+            ]
+        return out
+    out = [poly((84, 74), (108, 74), (96, 150)), poly((84, 74), (96, 150), (88, 124)),
+           poly((108, 74), (104, 124), (96, 150)), poly((90, 146), (102, 146), (96, 172))]
+    for sign in (-1, 1):
+        out += [
+            poly((96 + sign * 4, 76), (96 + sign * 12, 74), (96 + sign * 26, 22)),
+            poly((96 + sign * 10, 86), (96 + sign * 46, 78), (96 + sign * 12, 98)),
+        ]
+    return out
+
+
+def _draw_mosaic(img: np.ndarray, face: str, look: FaceLook) -> None:
+    d = img.shape[0]
+    m = round(d * 0.07)
+    inside = np.zeros((d, d), np.uint8)
+    rounded_rect(inside, m, m, d - 1 - m, d - 1 - m, round(d * 0.08), 255)
+    img[inside > 0] = look.background
+    # A sunburst: every other wedge around the middle a darker tone of the background.
+    rays = np.zeros((d, d), np.uint8)
+    for k in range(0, 16, 2):
+        a0, a1 = np.radians(k * 22.5), np.radians((k + 1) * 22.5)
+        far = 2.0 * d
+        tri = np.array([[96, 96], [96 + far * np.cos(a0), 96 + far * np.sin(a0)],
+                        [96 + far * np.cos(a1), 96 + far * np.sin(a1)]], np.int32)
+        cv2.fillConvexPoly(rays, tri, 255, cv2.LINE_AA)
+    dim = tuple(int(v * 0.82) for v in look.background)
+    img[(rays > 0) & (inside > 0)] = dim
+    shade = tuple(int(v * 0.78) for v in look.icon)
+    for i, shard in enumerate(_shards(face.split("_")[0])):
+        cv2.fillConvexPoly(img, shard, look.icon if i % 2 == 0 else shade, cv2.LINE_AA)
+
+
+_ARTWORK_DRAW = {"stencil": _draw_stencil, "badge": _draw_badge, "etched": _draw_etched,
+                 "mosaic": _draw_mosaic}
 ARTWORKS: tuple[str, ...] = ("classic", *_ARTWORK_DRAW)
 
 _DARK_ICON: BGR = (22, 22, 26)
@@ -261,11 +324,24 @@ ETCHED_PALETTE = Palette(
     ),
     body=(52, 74, 112),  # brown plastic
 )
+_MOSAIC_CREAM: BGR = (200, 230, 240)
+MOSAIC_PALETTE = Palette(
+    looks=(
+        FaceLook(background=(86, 36, 92), icon=(214, 206, 196)),  # wolf: pale shards on plum
+        FaceLook(background=(40, 132, 236), icon=(26, 24, 28)),  # bock: black shards on orange
+        FaceLook(background=(120, 120, 236), icon=_MOSAIC_CREAM),  # goat_red: coral
+        FaceLook(background=(224, 170, 104), icon=_MOSAIC_CREAM),  # goat_blue: sky
+        FaceLook(background=(150, 204, 120), icon=_MOSAIC_CREAM),  # goat_green: mint
+        FaceLook(background=(110, 222, 234), icon=_MOSAIC_CREAM),  # goat_yellow: lemon
+    ),
+    body=(46, 84, 36),  # dark green plastic
+)
 _ARTWORK_PALETTES = {
     "classic": DEFAULT_PALETTE,
     "stencil": STENCIL_PALETTE,
     "badge": BADGE_PALETTE,
     "etched": ETCHED_PALETTE,
+    "mosaic": MOSAIC_PALETTE,
 }
 
 

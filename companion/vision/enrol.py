@@ -133,8 +133,12 @@ def enrol_face(
 def _kept_looks(
     looks: list[np.ndarray | None], keep: np.ndarray
 ) -> tuple[tuple[float, ...], ...] | None:
-    """The appearances of the kept dice, at most ``MAX_LOOKS`` spread over all frames."""
-    kept = [look for look, k in zip(looks, keep, strict=True) if k and look is not None]
+    """The appearances of the kept dice, at most ``MAX_LOOKS`` spread over all frames
+    (a die whose print glare hid, all NaN, shows nothing to keep)."""
+    kept = [
+        look for look, k in zip(looks, keep, strict=True)
+        if k and look is not None and not np.isnan(look).all()
+    ]
     if not kept:
         return None
     pick = np.linspace(0, len(kept) - 1, min(len(kept), MAX_LOOKS)).round().astype(int)

@@ -13,6 +13,11 @@ which cancels most of the contrast that glare and blur take away. ``Looks`` keep
 pictures of the dice a set was enrolled from (``companion.vision.enrol``) and says, for
 a die, how much nearer its picture lies to the enrolled dice of one animal (wolf, bock,
 goat: the four goats share one drawing) than to those of any other (``animal_margin``).
+
+Glare is no part of the print: given the face's lighter colour, the pixels brighter
+than any printed colour, and a rim round them, are left out (NaN) and compared with
+nothing. ``KinLooks`` keeps the looks by face for the animals with several faces (the
+goats), for the sets whose enrolled goats their look tells apart.
 """
 
 from __future__ import annotations
@@ -35,6 +40,18 @@ def _disc() -> np.ndarray:
 
 
 _DISC = _disc()
+
+
+# Glare: brighter than 1.25 times the face's lighter colour plus 24 (as bright as the
+# rule by which ``faces_features`` leaves glare out of the two colours), and two sampled
+# pixels round it (the reflection's soft rim). A pixel of the small picture counts when
+# over half of what it averages is clear of glare; a face with less than half of its
+# picture clear is not compared at all.
+_GLARE_GAIN = 1.25
+_GLARE_MARGIN = 24.0
+_HALO = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+_MIN_SEEN = 0.5
+_MIN_USABLE = 0.5
 
 
 def _turn_maps() -> np.ndarray:
@@ -79,17 +96,39 @@ def turned_patch(
 
 
 def appearance(
-    frame: np.ndarray, center: tuple[float, float], size: float, angle: float
+    frame: np.ndarray,
+    center: tuple[float, float],
+    size: float,
+    angle: float,
+    light: float | None = None,
 ) -> np.ndarray:
     """The top face at ``center`` (edge ``size``, turned ``angle`` degrees) as a small
-    cast-free picture: ``APPEARANCE_LENGTH`` float32 values (see the module docstring)."""
-    patch = turned_patch(frame, center, size / _SAMPLE, angle, _SAMPLE)
-    small = cv2.resize(
-        patch, (APPEARANCE_SIZE, APPEARANCE_SIZE), interpolation=cv2.INTER_AREA
-    ).astype(np.float32)
-    values = np.log(small[_DISC] + 4.0)
-    values -= values.mean(axis=0)
-    values /= float(values.std()) + 0.05
+    cast-free picture: ``APPEARANCE_LENGTH`` float32 values (see the module docstring).
+
+    With ``light``, the brightness (B + G + R, in the frame's pixels) of the face's
+    lighter colour (``faces_features``), pixels that glare covers are NaN: a lamp's
+    reflection is added light, no part of the print, and taken as print it made goats
+    look like wolves (a light blob in the middle of a dark head). Glare is what is
+    brighter than any colour printed: ``_GLARE_GAIN`` times the lighter colour and a
+    little more, and a little round it; the rest is averaged down without it.
+    """
+    patch = turned_patch(frame, center, size / _SAMPLE, angle, _SAMPLE).astype(np.float32)
+    clear = np.ones(patch.shape[:2], np.float32)
+    if light is not None:
+        glare = (patch.sum(axis=2) > light * _GLARE_GAIN + _GLARE_MARGIN).astype(np.uint8)
+        if glare.any():
+            clear -= cv2.dilate(glare, _HALO).astype(np.float32)
+    shrink = (APPEARANCE_SIZE, APPEARANCE_SIZE)
+    seen = cv2.resize(clear, shrink, interpolation=cv2.INTER_AREA)[_DISC]
+    total = cv2.resize(patch * clear[:, :, None], shrink, interpolation=cv2.INTER_AREA)
+    usable = seen >= _MIN_SEEN
+    if np.count_nonzero(usable) < _MIN_USABLE * len(usable):
+        # Glare over most of the face: nothing of the print to compare.
+        return np.full(APPEARANCE_LENGTH, np.nan, np.float32)
+    values = np.log(total[_DISC] / np.maximum(seen, 1e-3)[:, None] + 4.0)
+    values -= values[usable].mean(axis=0)
+    values /= float(values[usable].std()) + 0.05
+    values[~usable] = np.nan
     return values.ravel().astype(np.float32)
 
 
@@ -100,9 +139,13 @@ def animal(face: str) -> str:
 
 
 class Looks:
-    """The enrolled dice's appearances, every one at each quarter turn, by animal."""
+    """The enrolled dice's appearances, every one at each quarter turn, by animal.
 
-    def __init__(self, looks: Mapping[str, Sequence[Sequence[float]]]) -> None:
+    Pixels hidden by glare (NaN) in a die or in an enrolled example are left out of
+    their comparison: the distance is the mean over the pixels both show.
+    """
+
+    def __init__(self, looks: Mapping[str, Sequence[Sequence[float] | np.ndarray]]) -> None:
         rows: list[np.ndarray] = []
         owners: list[str] = []
         for face, examples in looks.items():
@@ -111,20 +154,113 @@ class Looks:
                 rows.extend(values[_TURN_MAPS])
                 owners.extend([animal(face)] * len(_TURN_MAPS))
         self.animals = sorted(set(owners))
-        self._rows = np.array(rows, np.float32)
+        table = np.array(rows, np.float32)
+        self._seen = (~np.isnan(table)).astype(np.float32)
+        self._rows = np.nan_to_num(table)
+        self._squares = self._rows * self._rows
+        self._norms = self._squares.sum(axis=1)  # for a die that shows all its print
+        self._counts = self._seen.sum(axis=1)
+        self._gaps = bool((self._seen == 0).any())
         self._owner = np.array([self.animals.index(o) for o in owners])
-        self._norms = (self._rows * self._rows).sum(axis=1)
 
     def distances(self, values: np.ndarray) -> dict[str, float]:
-        """Mean squared difference to the nearest enrolled die of each animal."""
-        d = (self._norms - 2.0 * (self._rows @ values) + float(values @ values)) / len(values)
+        """Mean squared difference to the nearest enrolled die of each animal, over the
+        pixels both show; ``inf`` for every animal when the die shows none of its print."""
+        hidden = np.isnan(values)
+        x = np.nan_to_num(values)
+        if hidden.any():
+            seen = (~hidden).astype(np.float32)
+            both = self._seen @ seen
+            own = self._squares @ seen
+        else:  # the common case: no glare on the die, one product fewer
+            seen = np.ones(len(values), np.float32)
+            both, own = self._counts, self._norms
+        theirs = self._seen @ (x * x) if self._gaps else float(x @ x)
+        d = own - 2.0 * (self._rows @ x) + theirs
+        # Fewer than half of the die's pixels in common: too little to compare.
+        d = np.where(both >= 0.5 * max(float(seen.sum()), 1.0), d / np.maximum(both, 1.0),
+                     np.inf)
         return {
             name: float(d[self._owner == i].min()) for i, name in enumerate(self.animals)
         }
 
+    def clear_animal(self, values: np.ndarray, margin: float) -> str | None:
+        """The animal whose enrolled dice ``values`` lie nearer than any other animal's
+        by ``margin`` at least, or None."""
+        return clear_of(self.distances(values), margin)
+
     def animal_margin(self, values: np.ndarray, face: str) -> float:
         """How much nearer ``values`` lie to the enrolled dice of ``face``'s animal than to
-        those of the nearest other animal (negative: another animal's look is nearer)."""
-        d = self.distances(values)
-        own = d[animal(face)]
-        return min(v for k, v in d.items() if k != animal(face)) - own
+        those of the nearest other animal (negative: another animal's look is nearer;
+        0 when the die's print cannot be compared)."""
+        return margin_of(self.distances(values), face)
+
+
+def clear_of(distances: Mapping[str, float], margin: float) -> str | None:
+    """``Looks.clear_animal`` from the ``Looks.distances`` of a die."""
+    d = sorted(distances.items(), key=lambda item: item[1])
+    if len(d) < 2 or not np.isfinite(d[1][1]) or d[1][1] - d[0][1] < margin:
+        return None
+    return d[0][0]
+
+
+def margin_of(distances: Mapping[str, float], face: str) -> float:
+    """``Looks.animal_margin`` from the ``Looks.distances`` of a die."""
+    own = distances[animal(face)]
+    other = min(v for k, v in distances.items() if k != animal(face))
+    if not (np.isfinite(own) and np.isfinite(other)):
+        return 0.0
+    return other - own
+
+
+class KinLooks:
+    """The enrolled dice's appearances by face, for the animals shown on several faces
+    (the goats): which of them a die looks like, where a set's look tells them apart.
+
+    The look is cast-free, but its channels keep how the print's colour stands against
+    its background's, which differs from goat to goat in some sets (a coloured head on a
+    white badge) and hardly in others (a black head on lime or on mustard). Whether the
+    look tells a set's faces apart is judged on the enrolled dice themselves: each, left
+    out in turn, must lie nearest the other dice of its own face (``tells_apart``).
+    """
+
+    def __init__(self, looks: Mapping[str, Sequence[Sequence[float]]]) -> None:
+        names = [animal(f) for f in looks]
+        self._faces = {
+            face: Looks({face: examples})
+            for face, examples in looks.items()
+            if names.count(animal(face)) > 1
+        }
+        self._examples = {face: [np.asarray(e, np.float32) for e in looks[face]]
+                          for face in self._faces}
+        self.tells_apart = bool(self._faces) and self._left_out_right()
+
+    def _left_out_right(self) -> bool:
+        for face, examples in self._examples.items():
+            kin = [f for f in self._faces if animal(f) == animal(face)]
+            for i, example in enumerate(examples):
+                own = [e for j, e in enumerate(examples) if j != i]
+                if not own:
+                    return False
+                mine = _nearest(Looks({face: own}), example)
+                others = min(_nearest(self._faces[f], example) for f in kin if f != face)
+                if not mine < others:
+                    return False
+        return True
+
+    def clear_face(self, values: np.ndarray, name: str, margin: float) -> str | None:
+        """The face of animal ``name`` whose enrolled dice ``values`` lie nearer than any
+        other of its faces' by ``margin`` at least, or None."""
+        d = sorted(
+            (_nearest(looks, values), face)
+            for face, looks in self._faces.items()
+            if animal(face) == name
+        )
+        if len(d) < 2 or not np.isfinite(d[1][0]) or d[1][0] - d[0][0] < margin:
+            return None
+        return d[0][1]
+
+
+def _nearest(looks: Looks, values: np.ndarray) -> float:
+    """The distance of ``values`` to the nearest of ``looks`` (one animal's)."""
+    return min(looks.distances(values).values())

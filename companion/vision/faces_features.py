@@ -19,7 +19,8 @@ classifier compares under the frame's own light (``faces_classify``). And where 
 is light and where dark, pixel by pixel over the sampled disc, is its drawing
 (``FaceFeatures.pattern``), compared with a face's drawing up to a quarter turn
 (``pattern_distance``). The whole print as a small picture is its ``appearance``
-(``faces_appearance``).
+(``faces_appearance``). Glare, and the soft rim round it, count as neither colour: a
+reflection over a goat's dark head made it light in the middle, a wolf's.
 """
 
 from __future__ import annotations
@@ -92,7 +93,16 @@ def face_features(
     if gains is not None:
         pixels = pixels * gains
     feats = _two_colours(pixels)
-    return replace(feats, appearance=appearance(frame, center, size, angle))
+    rim = _glare_rim(pixels, feats.light)
+    if rim is not None:
+        feats = _two_colours(pixels, rim)
+    # The lighter colour in the frame's own pixels: what glare is brighter than.
+    light = np.asarray(feats.light, np.float32)
+    if gains is not None:
+        light = light / gains
+    return replace(
+        feats, appearance=appearance(frame, center, size, angle, float(light.sum()))
+    )
 
 
 def _disc_masks() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -171,8 +181,32 @@ def _sample_disc(
 _KMEANS_STOP = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 8, 0.5)
 
 
-def _two_colours(pixels: np.ndarray) -> FaceFeatures:
-    """Split the disc's pixels into a light and a dark colour (two-means, glare removed)."""
+def _glare_rim(pixels: np.ndarray, light: tuple[float, float, float]) -> np.ndarray | None:
+    """The disc's pixels next to glare (brighter than ``_GLARE_GAIN`` times the face's
+    lighter colour) that the glare rule of ``_two_colours`` kept, or None when there are
+    none. A reflection's soft rim is lamp light over the print: taken as print, it made
+    the dark head of a goat light (a wolf's) and pulled its background towards the
+    lamp's colour."""
+    brightness = pixels.sum(axis=1)
+    glare = brightness > float(sum(light)) * _GLARE_GAIN + _GLARE_MARGIN
+    if not glare.any():
+        return None
+    grid = np.zeros((_PATCH, _PATCH), np.uint8)
+    grid[_DISC] = glare
+    near = cv2.dilate(grid, _NEXT)[_DISC] > 0
+    rim = near & ~glare
+    return rim if rim.any() else None
+
+
+# Glare as ``faces_appearance`` sees it; its rim is one sampled pixel round it.
+_GLARE_GAIN = 1.25
+_GLARE_MARGIN = 24.0
+_NEXT = np.ones((3, 3), np.uint8)
+
+
+def _two_colours(pixels: np.ndarray, hidden: np.ndarray | None = None) -> FaceFeatures:
+    """Split the disc's pixels into a light and a dark colour (two-means, glare removed);
+    ``hidden`` pixels (next to glare) count as glare."""
     brightness = pixels.sum(axis=1)
     n = len(brightness)
     # Glare is lamp light added on top of the print: brighter than anything printed.
@@ -181,6 +215,8 @@ def _two_colours(pixels: np.ndarray) -> FaceFeatures:
     k = int(0.7 * (n - 1))
     ceiling = float(np.partition(brightness, k)[k]) * 1.25 + 24.0
     usable = brightness <= ceiling
+    if hidden is not None:
+        usable &= ~hidden
     if np.count_nonzero(usable) < n // 2:
         usable[:] = True
     sample = np.ascontiguousarray(pixels[usable])

@@ -131,9 +131,15 @@ class FaceModel:
 
 
 def _pack_look(look: tuple[float, ...]) -> str:
-    """One appearance as text: steps of ``LOOK_STEP`` as signed bytes, base64."""
-    steps = np.clip(np.round(np.asarray(look, np.float32) / LOOK_STEP), -127, 127)
+    """One appearance as text: steps of ``LOOK_STEP`` as signed bytes, base64; a pixel
+    hidden by glare (NaN) as ``_HIDDEN``."""
+    values = np.asarray(look, np.float32)
+    steps = np.clip(np.round(np.nan_to_num(values) / LOOK_STEP), -127, 127)
+    steps[np.isnan(values)] = _HIDDEN
     return base64.b64encode(steps.astype(np.int8).tobytes()).decode("ascii")
+
+
+_HIDDEN = -128  # the one signed byte a look's steps (clipped to +-127) never take
 
 
 def _parse_looks(face: str, data: object) -> tuple[tuple[float, ...], ...]:
@@ -151,7 +157,9 @@ def _parse_looks(face: str, data: object) -> tuple[tuple[float, ...], ...]:
             raw = b""
         if len(raw) != APPEARANCE_LENGTH:
             raise FaceModelError(problem)
-        steps = np.frombuffer(raw, np.int8).astype(np.float32) * LOOK_STEP
+        packed = np.frombuffer(raw, np.int8)
+        steps = packed.astype(np.float32) * LOOK_STEP
+        steps[packed == _HIDDEN] = np.nan
         looks.append(tuple(float(v) for v in steps))
     return tuple(looks)
 

@@ -66,8 +66,10 @@ def test_enrolled_models_read_a_set_the_builtin_models_do_not(shifted_models):
     builtin_right, builtin_unsure = _read_at_truth(throws, FaceClassifier())
     enrolled_right, enrolled_unsure = _read_at_truth(throws, FaceClassifier(shifted_models))
     assert enrolled_right == 40 and enrolled_unsure == 0
-    # Out of the box, the cream bock, brown wolf and shifted goats are not all known.
-    assert builtin_right < 36 and builtin_unsure > 0
+    # Out of the box, the cream bock, brown wolf and shifted goats are not all known: a
+    # tenth of them at least are not read (at most 35 before the rim of glare was left
+    # out of the colours, 36 since).
+    assert builtin_right <= 36 and builtin_unsure > 0
 
 
 def test_enrolled_faces_are_well_apart(shifted_models):
