@@ -51,7 +51,7 @@ sys.path.insert(0, str(ROOT))  # the script runs from a venv that need not insta
 from companion.evaluation import LabelledDie, evaluate, match, read_labels  # noqa: E402
 from companion.evaluation import photo_split as evaluation_split  # noqa: E402
 from companion.synth.render import render_throw  # noqa: E402
-from companion.synth.scene import straightened  # noqa: E402
+from companion.synth.scene import read_whole, straightened  # noqa: E402
 from companion.vision.detect import FinderOptions, find_dice  # noqa: E402
 from companion.vision.pipnet import CLASSES, INPUT, SPAN, PipNet, crop_die, to_blob  # noqa: E402
 from companion.vision.recognizer import PIP_WORK_SIDE, VIEW_SCALE, PipRecognizer  # noqa: E402
@@ -78,6 +78,10 @@ class Sample:
     target: tuple[float, float]  # the top face's centre in patch pixels
     loose: bool  # a labelled box rather than a finder region: vary it more
     photo: bool = False  # from a real photo rather than a rendered throw
+
+
+# "Not a die" samples kept from each whole camera frame (``collect``'s ``wholes``).
+NOT_A_DIE_PER_WHOLE = 30
 
 
 def _patch(
@@ -193,11 +197,15 @@ def collect(
     seed: int,
     spotter: PipSpotter | None,
     views: int = 0,
+    wholes: int = 0,
 ) -> tuple[list[Sample], dict]:
     """All samples from the training photos and ``n_rendered`` rendered throws; with
     ``views``, also from that many straightened camera views of each training photo
     (``companion.synth.scene.straightened``: composed into a random camera set-up's
-    frame and straightened back, as the recogniser reads a camera frame)."""
+    frame and straightened back, as the recogniser reads a camera frame); with ``wholes``,
+    from that many whole camera frames of each, table and all, scaled as the recogniser
+    reads a frame before it has found the tray (``companion.synth.scene.read_whole``):
+    the knots of a wooden table, a cloth's checks and the bar's clutter are "not a die"."""
     samples: list[Sample] = []
     counts: dict[str, int] = {}
 
@@ -228,6 +236,24 @@ def collect(
             for s in more:
                 s.photo = True
             add((more, n), "view")
+    whole_rng = np.random.default_rng(seed + 2)
+    for path in images if wholes else []:
+        frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        labels = read_labels(photos / "labels" / f"{path.stem}.txt", *frame.shape[1::-1])
+        for _ in range(wholes):
+            image, moved = read_whole(frame, labels, whole_rng)
+            rows = [(int(d.value), d.x, d.y, d.w, d.h) for d in moved]
+            more, n = _samples_from_frame(image, rows, spotter, view=True)
+            # A table shows the spotter some 70 things per frame: a share of them keeps
+            # "not a die" from outweighing the dice (the whole frames are seen once an
+            # epoch, the photos' other samples twice).
+            others = [k for k, s in enumerate(more) if s.cls == NOT_A_DIE]
+            dropped = set(
+                whole_rng.permutation(others)[NOT_A_DIE_PER_WHOLE:].tolist()
+            )
+            more = [s for k, s in enumerate(more) if k not in dropped]
+            n["not_a_die"] -= len(dropped)
+            add((more, n), "whole")
     rng = np.random.default_rng(seed)
     for k in range(n_rendered):
         throw = render_throw(
@@ -546,6 +572,13 @@ def main(argv: list[str] | None = None) -> int:
         default=0,
         help="straightened camera views of each training photo to add (random set-ups)",
     )
+    parser.add_argument(
+        "--wholes",
+        type=int,
+        default=0,
+        help="whole camera frames of each training photo to add, table and all (random"
+        " set-ups, scaled as an uncalibrated frame is read)",
+    )
     parser.add_argument("--epochs", type=int, default=60)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument(
@@ -598,7 +631,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     t0 = time.perf_counter()
     samples, counts = collect(
-        photos, train_images, args.rendered, args.seed, spotter, args.views
+        photos, train_images, args.rendered, args.seed, spotter, args.views, args.wholes
     )
     t1 = time.perf_counter()
     print(f"{len(samples)} samples in {t1 - t0:.0f} s: {counts}", flush=True)
@@ -652,6 +685,7 @@ def main(argv: list[str] | None = None) -> int:
             "photos": f"tray-a ({photos.name}), split {args.split!r}: {len(train_images)} images",
             "rendered_throws": args.rendered,
             "straightened_views_per_photo": args.views,
+            "whole_frames_per_photo": args.wholes,
             "photo_weight": args.photo_weight,
             "regions": "the classical finder's at the recogniser's working side"
             + (f" and the spotter's ({Path(args.spotter).name})" if spotter else ""),

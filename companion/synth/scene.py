@@ -332,12 +332,39 @@ def straightened(
     """A tray photo as the recogniser sees it from a camera: composed into a random
     set-up's frame, then straightened back (``TrayView``) at the nets' scale.
 
-    The die size for the view's scale is ``edge_share`` of the median labelled box (the
-    spotter's edge is about that share of tray-a's boxes), varied by up to 15 % as a
-    measured size would be. Returns the view and the dice in view pixels.
+    The die size for the view's scale is as ``_random_scene`` draws it. Returns the view
+    and the dice in view pixels.
     """
     from companion.vision.rectify import CANON_DIE, TrayView
 
+    scene, die = _random_scene(photo, dice, rng, edge_share)
+    corners = tuple((float(x), float(y)) for x, y in scene.corners)
+    view = TrayView.for_tray(corners, scene.frame.shape[1::-1], max(die, CANON_DIE / 8))
+    return view.warp(scene.frame), map_dice(scene.dice, view.matrix)
+
+
+def read_whole(
+    photo: np.ndarray,
+    dice: Sequence[LabelledDie],
+    rng: np.random.Generator,
+    edge_share: float = 0.77,
+) -> tuple[np.ndarray, tuple[LabelledDie, ...]]:
+    """A tray photo composed into a random set-up's frame and scaled whole to the nets'
+    scale, table and all, as the recogniser reads a frame before it has found the tray
+    (``TrayView.scaled``). Returns the view and the dice in view pixels."""
+    from companion.vision.rectify import CANON_DIE, TrayView
+
+    scene, die = _random_scene(photo, dice, rng, edge_share)
+    view = TrayView.scaled(scene.frame.shape[1::-1], CANON_DIE / max(die, CANON_DIE / 8))
+    return view.warp(scene.frame), map_dice(scene.dice, view.matrix)
+
+
+def _random_scene(
+    photo: np.ndarray, dice: Sequence[LabelledDie], rng: np.random.Generator, edge_share: float
+) -> tuple[Scene, float]:
+    """A random set-up's frame of ``photo`` and the die edge a measure would give in it:
+    ``edge_share`` of the median labelled box (the spotter's edge is about that share of
+    tray-a's boxes), varied by up to 15 % as a measured size would be."""
     while True:
         setup = random_setup(rng)
         try:
@@ -345,13 +372,8 @@ def straightened(
             break
         except SceneError:
             continue  # drawn too large for its frame: draw again
-    w, h = setup.frame_size
     boxes = [max(d.w, d.h) for d in scene.dice]
     die = (float(np.median(boxes)) * edge_share if boxes else setup.die_px()) * float(
         rng.uniform(0.87, 1.15)
     )
-    corners = tuple((float(x), float(y)) for x, y in scene.corners)
-    view = TrayView.for_tray(corners, (w, h), max(die, CANON_DIE / 8))
-    image = view.warp(scene.frame)
-    moved = map_dice(scene.dice, view.matrix)
-    return image, moved
+    return scene, die

@@ -175,6 +175,13 @@ class TrayKeeper:
         self._trays[key] = widened(found, MARGIN * edge)
         return self._trays[key]
 
+    def outline(self, frame_size: tuple[int, int]) -> Corners | None:
+        """The tray's outline as the finder found it in frames of ``frame_size`` (the
+        tray handed out by ``tray`` is ``MARGIN`` edges wider), or None."""
+        if self._trays.get(frame_size) is None:
+            return None
+        return self._outlines.get(frame_size)
+
     def _confirmed_edge(self, found: TrayProfile) -> float | None:
         """The die edge of a tray confirmed before in nearly the same place, if any: the
         camera is fixed, and one reading of a frame with more phantoms around the tray

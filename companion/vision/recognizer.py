@@ -241,6 +241,9 @@ class PipRecognizer:
         profile = self.tray(frame)
         reading = self._read(frame, profile)
         if self.keeper is not None:
+            outline = None if profile is None else self.keeper.outline(frame.shape[1::-1])
+            if outline is not None:
+                reading = replace(reading, dice=_sure_in_margin(reading.dice, outline))
             timings = dict(reading.timings_ms)
             timings["tray"] = (time.perf_counter() - t0) * 1000.0 - timings["total"]
             timings["total"] += timings["tray"]
@@ -365,6 +368,23 @@ class PipRecognizer:
         else:
             dice = count_pips(image, regions)
         return limit(suppress_duplicates(dice), self.max_dice)
+
+
+def _sure_in_margin(
+    dice: tuple[Die, ...], outline: tuple[tuple[float, float], ...]
+) -> tuple[Die, ...]:
+    """The dice of a tray found without calibration, less the uncertain ones in its margin.
+
+    The tray is read ``autotray.MARGIN`` die edges beyond its outline as found, for the
+    dice that lie on its sloping walls; a reading there that is not sure is more likely
+    the wall or the rim than a die (rendered trays: a rim read as uncertain twos and
+    threes, tests/vision/test_rectify.py).
+    """
+    quad = np.array(outline, np.float32).reshape(-1, 1, 2)
+    return tuple(
+        d for d in dice
+        if not d.uncertain or cv2.pointPolygonTest(quad, d.region.center, False) >= 0
+    )
 
 
 def _snap(scale: float) -> float:
