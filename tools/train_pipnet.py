@@ -36,6 +36,7 @@ import math
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -225,35 +226,36 @@ def collect(
         for s in more:
             s.photo = True
         add((more, n), "photo")
-    view_rng = np.random.default_rng(seed + 1)
-    for path in images if views else []:
-        frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
-        labels = read_labels(photos / "labels" / f"{path.stem}.txt", *frame.shape[1::-1])
-        for _ in range(views):
-            image, moved = straightened(frame, labels, view_rng)
-            rows = [(int(d.value), d.x, d.y, d.w, d.h) for d in moved]
-            more, n = _samples_from_frame(image, rows, spotter, view=True)
-            for s in more:
-                s.photo = True
-            add((more, n), "view")
-    whole_rng = np.random.default_rng(seed + 2)
-    for path in images if wholes else []:
-        frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
-        labels = read_labels(photos / "labels" / f"{path.stem}.txt", *frame.shape[1::-1])
-        for _ in range(wholes):
-            image, moved = read_whole(frame, labels, whole_rng)
-            rows = [(int(d.value), d.x, d.y, d.w, d.h) for d in moved]
-            more, n = _samples_from_frame(image, rows, spotter, view=True)
-            # A table shows the spotter some 70 things per frame: a share of them keeps
-            # "not a die" from outweighing the dice (the whole frames are seen once an
-            # epoch, the photos' other samples twice).
-            others = [k for k, s in enumerate(more) if s.cls == NOT_A_DIE]
-            dropped = set(
-                whole_rng.permutation(others)[NOT_A_DIE_PER_WHOLE:].tolist()
-            )
-            more = [s for k, s in enumerate(more) if k not in dropped]
-            n["not_a_die"] -= len(dropped)
-            add((more, n), "whole")
+
+    def composed(make: Callable[[np.ndarray, Sequence[LabelledDie], np.random.Generator],
+                                tuple[np.ndarray, tuple[LabelledDie, ...]]],
+                 count: int, rng: np.random.Generator, prefix: str,
+                 photo: bool, not_a_die: int | None = None) -> None:
+        """``count`` camera frames of each training photo made by ``make``, read as the
+        recogniser reads its view; with ``not_a_die``, only that many "not a die"
+        samples of each frame are kept."""
+        for path in images if count else []:
+            frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
+            labels = read_labels(photos / "labels" / f"{path.stem}.txt", *frame.shape[1::-1])
+            for _ in range(count):
+                image, moved = make(frame, labels, rng)
+                rows = [(int(d.value), d.x, d.y, d.w, d.h) for d in moved]
+                more, n = _samples_from_frame(image, rows, spotter, view=True)
+                if not_a_die is not None:
+                    others = [k for k, s in enumerate(more) if s.cls == NOT_A_DIE]
+                    dropped = set(rng.permutation(others)[not_a_die:].tolist())
+                    more = [s for k, s in enumerate(more) if k not in dropped]
+                    n["not_a_die"] -= len(dropped)
+                for s in more:
+                    s.photo = photo
+                add((more, n), prefix)
+
+    composed(straightened, views, np.random.default_rng(seed + 1), "view", photo=True)
+    # A table shows the spotter some 70 things per frame: a share of them keeps "not a
+    # die" from outweighing the dice (the whole frames are seen once an epoch, the
+    # photos' other samples twice).
+    composed(read_whole, wholes, np.random.default_rng(seed + 2), "whole", photo=False,
+             not_a_die=NOT_A_DIE_PER_WHOLE)
     rng = np.random.default_rng(seed)
     for k in range(n_rendered):
         throw = render_throw(
