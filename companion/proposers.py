@@ -18,14 +18,9 @@ from companion.turns import Proposal, TurnTracker
 from companion.vision.types import Reading
 from companion.wording import file_catalogue, say
 
-__all__ = ["RockTheBockProposer", "SchockenProposer", "propose"]
+__all__ = ["RockTheBockProposer", "SchockenProposer"]
 
 SCHOCKEN_DICE = 3
-
-
-def propose(action: dict[str, Any] | None, phrase: Phrase) -> Proposal:
-    """A proposal of ``action`` (None: nothing to record) said by the catalogue's ``phrase``."""
-    return Proposal.said(action, phrase)
 
 
 class SchockenProposer:
@@ -37,21 +32,25 @@ class SchockenProposer:
         if player is None or view.get("throw_limit") is not None:
             return None
         action = {"action": "throw", "player": player, "throws": 3, "hidden": True}
-        return propose(action, Phrase("proposal_sch_hidden", {"player": player}))
+        return Proposal.said(action, Phrase("proposal_sch_hidden", {"player": player}))
 
     def read(self, tracker: TurnTracker, reading: Reading, view: Mapping[str, Any]) -> Proposal:
         """The dice as a throw (throws counted, hand from the kept dice) or a reveal."""
         dice = sorted((d.value for d in reading.dice if isinstance(d.value, int)), reverse=True)
         if len(reading.dice) != SCHOCKEN_DICE or len(dice) != SCHOCKEN_DICE:
-            return propose(None, Phrase("proposal_sch_dice_count", {"count": len(reading.dice)}))
+            return Proposal.said(
+                None, Phrase("proposal_sch_dice_count", {"count": len(reading.dice)})
+            )
         shown = "-".join(map(str, dice))
         if view.get("awaiting_reveal"):
             player = view["awaiting_reveal"]
             action = {"action": "reveal", "player": player, "dice": dice, "hand": tracker.hand}
-            return propose(action, Phrase("proposal_sch_reveal", {"player": player, "dice": shown}))
+            return Proposal.said(
+                action, Phrase("proposal_sch_reveal", {"player": player, "dice": shown})
+            )
         player = view.get("to_throw")
         if player is None:
-            return propose(None, Phrase("proposal_sch_nobody"))
+            return Proposal.said(None, Phrase("proposal_sch_nobody"))
         throws = min(tracker.throws, 3)
         action = {
             "action": "throw",
@@ -61,7 +60,9 @@ class SchockenProposer:
             "hand": tracker.hand,
         }
         key = "proposal_sch_throw_hand" if tracker.hand else "proposal_sch_throw"
-        return propose(action, Phrase(key, {"player": player, "dice": shown, "throws": throws}))
+        return Proposal.said(
+            action, Phrase(key, {"player": player, "dice": shown, "throws": throws})
+        )
 
 
 class RockTheBockProposer:
@@ -75,10 +76,10 @@ class RockTheBockProposer:
         """The roll of the player whose turn it is, once the phone chose the last one."""
         turn = view.get("turn")
         if turn is None or view.get("phase") != "roll":
-            return propose(None, Phrase("proposal_rtb_choose_first"))
+            return Proposal.said(None, Phrase("proposal_rtb_choose_first"))
         expected = view.get("dice_left", {}).get(turn["name"])
         if expected is not None and len(reading.dice) != expected:
-            return propose(None, Phrase("proposal_rtb_dice_count", {
+            return Proposal.said(None, Phrase("proposal_rtb_dice_count", {
                 "count": len(reading.dice), "player": turn["name"], "expected": expected}))
         faces: dict[str, int] = {}
         for die in reading.dice:
