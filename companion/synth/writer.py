@@ -63,9 +63,13 @@ class Writer:
     # A cup left upside down in the tray (centre, colour) over the dice ``under`` it.
     cup_over: tuple[tuple[float, float], tuple[int, int, int]] | None = None
     under: list[Placed] = field(default_factory=list)
+    # A beer mat left lying in the tray (centre, colour, square, ink), by ``coaster(stay)``.
+    mat: tuple[tuple[float, float], tuple[int, int, int], bool, tuple[int, int, int]] | None = None
 
     def scene(self) -> np.ndarray:
         canvas = self.stage.background.copy()
+        if self.mat is not None:
+            draw_coaster(canvas, self.mat[0], self.stage.edge, *self.mat[1:])
         for d in self.dice:
             paste(canvas, d.sprite, d.x, d.y, d.turns)
         if self.cup_over is not None:
@@ -103,10 +107,10 @@ class Writer:
         e = self.stage.edge
         for _ in range(400):
             x, y = float(self.rng.uniform(x0, x1)), float(self.rng.uniform(y0, y1))
-            if self.cup_over is not None:  # not under (nor against) a cup left standing
-                cx, cy = self.cup_over[0]
-                if math.hypot(x - cx, y - cy) < 4.5 * e:
-                    continue
+            # Not under (nor against) a cup left standing, nor on a beer mat left lying.
+            if any(math.hypot(x - c[0], y - c[1]) < 4.5 * e
+                   for c in (self.cup_over and self.cup_over[0], self.mat and self.mat[0]) if c):
+                continue
             if all(math.hypot(x - d.x, y - d.y) > gap * e for d in avoid):
                 return x, y
         raise RuntimeError("no free spot for a die; the tray area is too small")
@@ -162,15 +166,18 @@ class Writer:
         self.events.append({"event": "throw", "start": start, "frame": len(self.frames),
                             "keep": keep, "values": self.values(), "quick": quick})
 
-    def hidden(self, hold_seconds: float = 3.0, stay: bool = False) -> None:
+    def hidden(self, hold_seconds: float = 3.0, stay: bool = False,
+               colour: tuple[int, int, int] | None = None) -> None:
         """Dice thrown under the cup: the cup stays upside down, then is lifted.
 
         With ``stay`` the cup is left standing over them (the round's first player keeps
-        the third throw hidden) until :meth:`lift`; the next throws land beside it.
+        the third throw hidden) until :meth:`lift`; the next throws land beside it. ``colour`` is
+        the cup's (BGR; by default one of ``CUP_COLOURS``, all darker than a tray's floor).
         """
         start = len(self.frames)
         e = self.stage.edge
-        colour = CUP_COLOURS[int(self.rng.integers(len(CUP_COLOURS)))]
+        if colour is None:
+            colour = CUP_COLOURS[int(self.rng.integers(len(CUP_COLOURS)))]
         centre = self.spot([], 0)
         x0, y0, x1, y1 = self.stage.area
         centre = (min(max(centre[0], x0 + 2 * e), x1 - 2 * e),
@@ -306,7 +313,9 @@ class Writer:
         self.events.append({"event": "cup", "start": start, "still": still,
                             "end": len(self.frames)})
 
-    def coaster(self, seconds: float) -> None:
+    def coaster(self, seconds: float, stay: bool = False) -> None:
+        """A beer mat slid in beside the dice, left ``seconds``, slid out again; with
+        ``stay`` it is left lying (``mat``) and only the hand goes."""
         e = self.stage.edge
         h, w = self.stage.background.shape[:2]
         square = bool(self.rng.integers(2))
@@ -317,6 +326,7 @@ class Writer:
         start = len(self.frames)
         base = self.scene()
         frames = 5
+        still: int | None = None
         for k in list(range(frames)) + [-1] + list(range(frames - 1, -1, -1)):
             if k == -1:
                 canvas = base.copy()
@@ -327,10 +337,13 @@ class Writer:
             t = (k + 1) / frames
             pos = (target[0], start_pos[1] + (target[1] - start_pos[1]) * t)
             canvas = base.copy()
-            draw_coaster(canvas, pos, e, colour, square, ink)
+            left = stay and still is not None
+            draw_coaster(canvas, target if left else pos, e, colour, square, ink)
             tip = (pos[0], pos[1] + 3.0 * e)
             draw_hand(canvas, self.look(), tip, (tip[0], h * 1.5), e, finger=True)
             self.emit(canvas)
+        if stay:
+            self.mat = (target, colour, square, ink)
         self.events.append({"event": "coaster", "start": start, "still": still,
                             "end": len(self.frames)})
 

@@ -34,14 +34,22 @@ not) the size of a dice cup (``CUP_EDGES`` die edges across) whose middle is
 no lighter than the floor (below 110 % of its brightness: leather, dark or coloured
 plastic) is a dice cup upside down over the dice: the tray is *covered*. A lighter
 round thing of that size is a coaster (white or cream cardboard), an occluder like any
-other. The rule cannot tell a white cup from a coaster (it is then only an occluder),
-nor a dark round beer mat from a cup.
+other. The rule cannot tell a white cup from a coaster (it is then a thing left lying,
+below), nor a dark round beer mat from a cup.
 
 A cup found over dice keeps the tray covered while nothing moves. Once something moves
 (the next player throws beside it: Schocken's hidden third throw stays under the cup
 until the round ends) its area is masked out while it stands there looking as it did,
 and a clean rest beside it leaves the floor under it in the reference; when it is
 lifted the mask is dropped and the dice under it are a new rest.
+
+Anything else that lies still in the tray, clear of its rim and at most ``ASIDE_EDGES``
+die edges across, is set aside the same way: it blocks the rest it came into ("something
+in the tray") until something moves, and the throws beside it are read from then on. A
+cup the rule takes for a coaster (a white one) is such a thing: the hidden throw under
+it is not proposed, but the round goes on beside it and its dice are a new rest when it
+is lifted; a beer mat or a phone left in the tray does not stop the counting for the
+evening. A hand or an arm always reaches over the rim, and blocks while it is there.
 """
 
 from __future__ import annotations
@@ -63,6 +71,10 @@ DEFAULT_DIE_SHARE = 0.055
 CUP_EDGES = (3.5, 9.0)
 # How much of its enclosing circle a cup's outline fills at least (see ``_is_cup``).
 ROUND_CUP = 0.8
+# A thing left lying in the tray, not over its rim, at most this many die edges across
+# (a beer mat: 6.5; a phone: 4.5 by 9.5) is set aside like a cup once something moves
+# beside it (see the module's docstring); anything larger blocks while it is there.
+ASIDE_EDGES = 10.0
 HAND = "hand in the tray"
 THING = "something in the tray"
 CUP = "cup over the dice"
@@ -125,10 +137,13 @@ class OcclusionDetector:
         self._ref_floor: np.ndarray | None = None
         self.provisional = True  # no still frame with a clean tray taken as reference yet
         self._startup_left = self.startup_checks
-        self._cup: np.ndarray | None = None  # where a cup stands over dice (mask)
-        self._cup_look: np.ndarray | None = None  # its pixels when it was found
-        self._cup_area: np.ndarray = np.zeros((0, 0), bool)  # those pixels (no margin)
-        self._cup_moved = False  # something moved since the cup was found
+        # What stands still in the tray, away from its rim (``_remember``): a cup over
+        # dice, or a thing left lying (a light cup, a beer mat, a phone).
+        self._standing: np.ndarray | None = None  # where it stands (mask, with a margin)
+        self._standing_look: np.ndarray | None = None  # its pixels when it was found
+        self._standing_area: np.ndarray = np.zeros((0, 0), bool)  # those pixels (no margin)
+        self._standing_covered = False  # it is a dice cup (the tray is covered)
+        self._standing_moved = False  # something moved since it was found
         self._scale = 1.0  # small pixels per frame pixel
         self._frame_size: tuple[int, int] | None = None
         self.die_edge = None if self.profile is None else self.profile.die_size
@@ -199,8 +214,8 @@ class OcclusionDetector:
         # was, something the reference held (or its shadow) left: nothing is there.
         mild &= ~(~unlike_floor & (self._ref_floor > to_floor))
         fg = ((diff > self.level) & unlike_floor | mild).view(np.uint8) * np.uint8(255)
-        if self._cup is not None and self._cup_moved:
-            fg[self._cup > 0] = 0  # the hidden throw's cup: not in the way of the next
+        if self._standing is not None and self._standing_moved:
+            fg[self._standing > 0] = 0  # the hidden throw's cup: not in the way of the next
         return cv2.bitwise_and(fg, self._mask)
 
     def check(self, small: np.ndarray, frame_size: tuple[int, int]) -> TrayState:
@@ -209,10 +224,12 @@ class OcclusionDetector:
             startup = self._check_startup(small, frame_size)
             if startup.blocked:
                 return startup
-        if self._cup is not None and not self._cup_stands(small):
-            self._cup = self._cup_look = None  # lifted (or pushed): look at it afresh
-        if self._cup is not None and not self._cup_moved:
-            return TrayState(True, CUP, covered=True)
+        if self._standing is not None and not self._stands(small):
+            self._standing = self._standing_look = None  # lifted (or pushed): look at it afresh
+        if self._standing is not None and not self._standing_moved:
+            if self._standing_covered:
+                return TrayState(True, CUP, covered=True)
+            return TrayState(True, THING)
         fg = self.foreground(small, frame_size)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
         if n <= 1:
@@ -230,29 +247,42 @@ class OcclusionDetector:
         if areas[big - 1] > self.max_dice_areas:
             blob = (labels == big).view(np.uint8)
             if self._is_cup(small, blob, stats[big]):
-                self._remember_cup(small, blob)
+                self._remember(small, blob, covered=True)
                 return TrayState(True, CUP, covered=True)
+            if self._fits_aside(blob):
+                self._remember(small, blob, covered=False)
             return TrayState(True, THING)
         return CLEAR
 
     def moved(self) -> None:
         """Something moved in the tray (the settle detector says so): from now on a cup
-        found standing over dice is masked out, so throws beside it are read."""
-        if self._cup is not None:
-            self._cup_moved = True
+        (or a thing left lying) found standing still is masked out, so throws beside it
+        are read."""
+        if self._standing is not None:
+            self._standing_moved = True
 
-    def _remember_cup(self, small: np.ndarray, blob: np.ndarray) -> None:
+    def _remember(self, small: np.ndarray, blob: np.ndarray, covered: bool) -> None:
         k = max(3, round(0.5 * math.sqrt(self.die_area)) | 1)
-        self._cup = cv2.dilate(blob, np.ones((k, k), np.uint8))
-        self._cup_look = small[blob > 0].astype(np.int16)
-        self._cup_area = blob > 0
-        self._cup_moved = False
+        self._standing = cv2.dilate(blob, np.ones((k, k), np.uint8))
+        self._standing_look = small[blob > 0].astype(np.int16)
+        self._standing_area = blob > 0
+        self._standing_covered = covered
+        self._standing_moved = False
 
-    def _cup_stands(self, small: np.ndarray) -> bool:
-        """Does the cup found earlier still stand where it stood, looking as it did?"""
-        assert self._cup_look is not None
-        now = small[self._cup_area].astype(np.int16)
-        diff = np.abs(now - self._cup_look)
+    def _fits_aside(self, blob: np.ndarray) -> bool:
+        """Is ``blob`` small enough to be left lying beside the dice (``ASIDE_EDGES``)?"""
+        points = cv2.findNonZero(blob)
+        if points is None:
+            return False
+        _, radius = cv2.minEnclosingCircle(points)
+        return 2 * radius <= ASIDE_EDGES * math.sqrt(self.die_area)
+
+    def _stands(self, small: np.ndarray) -> bool:
+        """Does the cup (or thing) found earlier still stand where it stood, looking as
+        it did?"""
+        assert self._standing_look is not None
+        now = small[self._standing_area].astype(np.int16)
+        diff = np.abs(now - self._standing_look)
         most = np.maximum(np.maximum(diff[:, 0], diff[:, 1]), diff[:, 2])
         return float(np.median(most)) < self.level
 
@@ -351,8 +381,8 @@ class OcclusionDetector:
     def learn(self, small: np.ndarray) -> None:
         """Take ``small`` (a clean rest) as the reference the next frames are compared with."""
         if self._reference is not None and self._reference.shape == small.shape:
-            if self._cup is not None:  # keep the floor under a standing cup
-                small = np.where((self._cup > 0)[:, :, None], self._reference, small)
+            if self._standing is not None:  # keep the floor under a standing cup or thing
+                small = np.where((self._standing > 0)[:, :, None], self._reference, small)
             self._set_reference(small)
             self.provisional = False
 

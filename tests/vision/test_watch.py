@@ -4,6 +4,7 @@ Sequences come from ``companion.synth.sequences`` on a rendered tray (and on the
 photos when they are there), played through settle detection with the occlusion
 check, the pip recogniser and the watcher, as the runtime does."""
 
+import cv2
 import numpy as np
 import pytest
 from pipdraw import photos_dir
@@ -214,3 +215,78 @@ def test_a_new_frame_size_starts_afresh(stage, recognizer):
     small = writer.frames[-1][::2, ::2].copy()
     assert watcher.update(small, 100.0) is None
     assert watcher.last is None and watcher.settle.frame_size == (320, 240)
+
+
+WHITE_CUP = (226, 230, 234)
+
+
+def test_a_white_cup_left_over_the_hidden_throw_does_not_stop_the_round(stage, recognizer):
+    """A white cup is taken for a coaster, not a cup (no "covered"), but left standing
+    over the hidden throw it is set aside like a dark one: the next player's throw beside
+    it is read, and its dice are one new throw when it is lifted."""
+    writer = Writer(stage, np.random.default_rng(6), FPS)
+    writer.hold(1.0)
+    writer.throw()
+    writer.hold(1.5)
+    writer.hidden(2.0, stay=True, colour=WHITE_CUP)
+    writer.throw()  # the next player, beside the cup
+    writer.hold(1.5)
+    writer.take()
+    writer.hold(1.0)
+    writer.lift()
+    writer.hold(1.5)
+    events = play(writer, recognizer)
+    assert COVERED not in kinds(events)
+    hidden = writer.events[1]
+    blocked = [(i, e) for i, e in events if e.kind == BLOCKED]
+    assert any(hidden["covered"] <= i and e.reason == THING for i, e in blocked), kinds(events)
+    throws = [(i, e) for i, e in events if e.kind == THROW]
+    assert [sorted(e.reading.values) for _, e in throws] == [x["values"] for x in writer.expected]
+    assert [i for i, _ in throws] == pytest.approx(
+        [x["frame"] for x in writer.expected], abs=FPS
+    ), kinds(events)
+
+
+def test_a_beer_mat_left_lying_blocks_only_until_something_moves(stage, recognizer):
+    """A beer mat slid in and left blocks the rest it came into; the throw after it,
+    beside the mat, is read, and taking the dice out again is no throw."""
+    writer = Writer(stage, np.random.default_rng(12), FPS)
+    writer.hold(1.0)
+    writer.throw()
+    writer.hold(1.5)
+    writer.coaster(1.5, stay=True)
+    writer.hold(1.5)
+    writer.throw(keep=1)
+    writer.hold(1.5)
+    events = play(writer, recognizer)
+    mat = writer.events[1]
+    assert any(e.kind == BLOCKED and e.reason == THING and i >= mat["still"]
+               for i, e in events), kinds(events)
+    throws = [(i, e) for i, e in events if e.kind == THROW]
+    assert [sorted(e.reading.values) for _, e in throws] == [x["values"] for x in writer.expected]
+    assert [i for i, _ in throws] == pytest.approx(
+        [x["frame"] for x in writer.expected], abs=FPS
+    ), kinds(events)
+
+
+def test_a_thing_larger_than_a_beer_mat_blocks_while_it_is_there(stage):
+    """Only things up to ``ASIDE_EDGES`` die edges across are set aside; a newspaper
+    over half the tray keeps blocking after something moved."""
+    settle = SettleDetector(0.2, occlusion=OcclusionDetector())
+    empty = np.clip(stage.background, 0, 255).astype(np.uint8)
+    h, w = empty.shape[:2]
+    paper = empty.copy()
+    e = stage.edge
+    x0, y0, x1, y1 = (int(v) for v in stage.area)
+    paper[y0 + int(e) : y1 - int(e), x0 + int(e) : (x0 + x1) // 2 + 3 * int(e)] = (205, 210, 200)
+    t = 0.0
+    for frame in [empty] * 4 + [paper] * 6:
+        settle.update(frame, t)
+        t += 0.1
+    assert settle.state == BLOCKED and settle.view.reason == THING
+    moved = paper.copy()
+    cv2.circle(moved, (x1 - 2 * int(e), y1 - 2 * int(e)), int(e), (20, 20, 20), -1)
+    for frame in [moved] * 6:
+        settle.update(frame, t)
+        t += 0.1
+    assert settle.state == BLOCKED, settle.state
