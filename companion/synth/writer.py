@@ -105,11 +105,11 @@ class Writer:
     def spot(self, avoid: Sequence[Placed], gap: float = 1.8) -> tuple[float, float]:
         x0, y0, x1, y1 = self.stage.area
         e = self.stage.edge
+        standing = [thing[0] for thing in (self.cup_over, self.mat) if thing is not None]
         for _ in range(400):
             x, y = float(self.rng.uniform(x0, x1)), float(self.rng.uniform(y0, y1))
             # Not under (nor against) a cup left standing, nor on a beer mat left lying.
-            if any(math.hypot(x - c[0], y - c[1]) < 4.5 * e
-                   for c in (self.cup_over and self.cup_over[0], self.mat and self.mat[0]) if c):
+            if any(math.hypot(x - cx, y - cy) < 4.5 * e for cx, cy in standing):
                 continue
             if all(math.hypot(x - d.x, y - d.y) > gap * e for d in avoid):
                 return x, y
@@ -171,8 +171,9 @@ class Writer:
         """Dice thrown under the cup: the cup stays upside down, then is lifted.
 
         With ``stay`` the cup is left standing over them (the round's first player keeps
-        the third throw hidden) until :meth:`lift`; the next throws land beside it. ``colour`` is
-        the cup's (BGR; by default one of ``CUP_COLOURS``, all darker than a tray's floor).
+        the third throw hidden) until :meth:`lift`; the next throws land beside it.
+        ``colour`` is the cup's (BGR; by default one of ``CUP_COLOURS``, all darker than a
+        tray's floor).
         """
         start = len(self.frames)
         e = self.stage.edge

@@ -99,6 +99,17 @@ class TrayState:
 CLEAR = TrayState()
 
 
+@dataclass
+class _Standing:
+    """A cup over dice or a thing left lying, found standing still in the tray."""
+
+    mask: np.ndarray  # where it stands, with a margin
+    area: np.ndarray  # its own pixels (bool, no margin)
+    look: np.ndarray  # those pixels when it was found (int16)
+    covered: bool  # it is a dice cup: the tray is covered
+    moved: bool = False  # something moved since it was found
+
+
 class OcclusionDetector:
     """Find non-dice things in the tray on small frames (see the module's docstring)."""
 
@@ -139,11 +150,7 @@ class OcclusionDetector:
         self._startup_left = self.startup_checks
         # What stands still in the tray, away from its rim (``_remember``): a cup over
         # dice, or a thing left lying (a light cup, a beer mat, a phone).
-        self._standing: np.ndarray | None = None  # where it stands (mask, with a margin)
-        self._standing_look: np.ndarray | None = None  # its pixels when it was found
-        self._standing_area: np.ndarray = np.zeros((0, 0), bool)  # those pixels (no margin)
-        self._standing_covered = False  # it is a dice cup (the tray is covered)
-        self._standing_moved = False  # something moved since it was found
+        self._standing: _Standing | None = None
         self._scale = 1.0  # small pixels per frame pixel
         self._frame_size: tuple[int, int] | None = None
         self.die_edge = None if self.profile is None else self.profile.die_size
@@ -214,8 +221,9 @@ class OcclusionDetector:
         # was, something the reference held (or its shadow) left: nothing is there.
         mild &= ~(~unlike_floor & (self._ref_floor > to_floor))
         fg = ((diff > self.level) & unlike_floor | mild).view(np.uint8) * np.uint8(255)
-        if self._standing is not None and self._standing_moved:
-            fg[self._standing > 0] = 0  # the hidden throw's cup: not in the way of the next
+        if self._standing is not None and self._standing.moved:
+            # The hidden throw's cup, a thing left lying: not in the way of the next throw.
+            fg[self._standing.mask > 0] = 0
         return cv2.bitwise_and(fg, self._mask)
 
     def check(self, small: np.ndarray, frame_size: tuple[int, int]) -> TrayState:
@@ -224,10 +232,10 @@ class OcclusionDetector:
             startup = self._check_startup(small, frame_size)
             if startup.blocked:
                 return startup
-        if self._standing is not None and not self._stands(small):
-            self._standing = self._standing_look = None  # lifted (or pushed): look at it afresh
-        if self._standing is not None and not self._standing_moved:
-            if self._standing_covered:
+        if self._standing is not None and not self._stands(small, self._standing):
+            self._standing = None  # lifted (or pushed): look at it afresh
+        if self._standing is not None and not self._standing.moved:
+            if self._standing.covered:
                 return TrayState(True, CUP, covered=True)
             return TrayState(True, THING)
         fg = self.foreground(small, frame_size)
@@ -259,15 +267,16 @@ class OcclusionDetector:
         (or a thing left lying) found standing still is masked out, so throws beside it
         are read."""
         if self._standing is not None:
-            self._standing_moved = True
+            self._standing.moved = True
 
     def _remember(self, small: np.ndarray, blob: np.ndarray, covered: bool) -> None:
         k = max(3, round(0.5 * math.sqrt(self.die_area)) | 1)
-        self._standing = cv2.dilate(blob, np.ones((k, k), np.uint8))
-        self._standing_look = small[blob > 0].astype(np.int16)
-        self._standing_area = blob > 0
-        self._standing_covered = covered
-        self._standing_moved = False
+        self._standing = _Standing(
+            mask=cv2.dilate(blob, np.ones((k, k), np.uint8)),
+            area=blob > 0,
+            look=small[blob > 0].astype(np.int16),
+            covered=covered,
+        )
 
     def _fits_aside(self, blob: np.ndarray) -> bool:
         """Is ``blob`` small enough to be left lying beside the dice (``ASIDE_EDGES``)?"""
@@ -277,12 +286,11 @@ class OcclusionDetector:
         _, radius = cv2.minEnclosingCircle(points)
         return 2 * radius <= ASIDE_EDGES * math.sqrt(self.die_area)
 
-    def _stands(self, small: np.ndarray) -> bool:
+    def _stands(self, small: np.ndarray, standing: _Standing) -> bool:
         """Does the cup (or thing) found earlier still stand where it stood, looking as
         it did?"""
-        assert self._standing_look is not None
-        now = small[self._standing_area].astype(np.int16)
-        diff = np.abs(now - self._standing_look)
+        now = small[standing.area].astype(np.int16)
+        diff = np.abs(now - standing.look)
         most = np.maximum(np.maximum(diff[:, 0], diff[:, 1]), diff[:, 2])
         return float(np.median(most)) < self.level
 
@@ -382,7 +390,7 @@ class OcclusionDetector:
         """Take ``small`` (a clean rest) as the reference the next frames are compared with."""
         if self._reference is not None and self._reference.shape == small.shape:
             if self._standing is not None:  # keep the floor under a standing cup or thing
-                small = np.where((self._standing > 0)[:, :, None], self._reference, small)
+                small = np.where((self._standing.mask > 0)[:, :, None], self._reference, small)
             self._set_reference(small)
             self.provisional = False
 
