@@ -66,9 +66,13 @@ class TurnTracker:
         self.history.append(reading)
 
     def moved(self, reading: Reading, key: object) -> None:
-        """The same dice again, perhaps nudged: follow where they lie, count no throw."""
+        """The same dice again, perhaps nudged: follow where they lie, count no throw.
+
+        The dice are in sight where they lay, so a cup that stood over them was lifted:
+        the tray is no longer covered."""
         if key == self.turn_key and self.reading is not None:
             self.reading = reading
+            self.covered = False
             if self.history:
                 self.history[-1] = reading
 

@@ -166,6 +166,20 @@ def test_a_cup_over_the_first_players_dice_proposes_the_hidden_third_throw():
     assert "under the cup" in p.text
 
 
+def test_a_cup_lifted_off_the_same_dice_is_no_hidden_throw():
+    """A cup put over the dice and lifted again (the same dice where they lay): the
+    tray is no longer covered, and the throw on the table is proposed as it was."""
+    t = TurnTracker(proposers=GAMES.proposers())
+    t.observe(reading(die(2, 100, 100), die(5, 200, 100), die(3, 300, 100)), key="k")
+    t.observe(reading(die(2, 100, 100), die(6, 250, 200), die(4, 300, 300)), key="k")
+    t.cover("k")
+    assert t.proposal("schocken", FIRST_OF_ROUND).action["hidden"] is True
+    t.moved(reading(die(2, 102, 100), die(6, 250, 200), die(4, 300, 300)), key="k")
+    p = t.proposal("schocken", FIRST_OF_ROUND)
+    assert p.action == {"action": "throw", "player": "Anna", "dice": [6, 4, 2], "throws": 2,
+                        "hand": False}
+
+
 def test_a_cup_elsewhere_proposes_nothing_until_it_is_lifted():
     t = TurnTracker(proposers=GAMES.proposers())
     t.cover("k")

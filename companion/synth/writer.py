@@ -314,13 +314,19 @@ class Writer:
         self.events.append({"event": "cup", "start": start, "still": still,
                             "end": len(self.frames)})
 
-    def coaster(self, seconds: float, stay: bool = False) -> None:
+    def coaster(self, seconds: float, stay: bool = False,
+                colour: tuple[int, int, int] | None = None,
+                square: bool | None = None) -> None:
         """A beer mat slid in beside the dice, left ``seconds``, slid out again; with
-        ``stay`` it is left lying (``mat``) and only the hand goes."""
+        ``stay`` it is left lying (``mat``) and only the hand goes. ``colour`` (BGR) and
+        ``square`` are drawn at random unless given (the draws are made either way, so a
+        seed gives the same throws)."""
         e = self.stage.edge
         h, w = self.stage.background.shape[:2]
-        square = bool(self.rng.integers(2))
-        colour = COASTER_COLOURS[int(self.rng.integers(len(COASTER_COLOURS)))]
+        drawn_square = bool(self.rng.integers(2))
+        drawn_colour = COASTER_COLOURS[int(self.rng.integers(len(COASTER_COLOURS)))]
+        square = drawn_square if square is None else square
+        colour = drawn_colour if colour is None else colour
         ink = ((40, 40, 170), (120, 60, 20), (30, 110, 30))[int(self.rng.integers(3))]
         target = self.spot(self.dice, 4.0) if len(self.dice) < 6 else self.spot([], 0)
         start_pos = (target[0], h + 4 * e)

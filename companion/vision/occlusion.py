@@ -33,9 +33,15 @@ A round blob (filling ``ROUND_CUP`` of its enclosing circle: a square beer mat d
 not) the size of a dice cup (``CUP_EDGES`` die edges across) whose middle is
 no lighter than the floor (below 110 % of its brightness: leather, dark or coloured
 plastic) is a dice cup upside down over the dice: the tray is *covered*. A lighter
-round thing of that size is a coaster (white or cream cardboard), an occluder like any
-other. The rule cannot tell a white cup from a coaster (it is then a thing left lying,
-below), nor a dark round beer mat from a cup.
+round thing of that size (a white cup, a white or cream beer mat) is a cup when it came
+while the dice of the last accepted rest (``rest``) went out of sight: a die's spot is
+now under it or bare floor, and no die-sized blob lies beside it. That is how the
+hidden throw goes into the tray: the player scoops the dice into the cup and puts it
+down upside down. A beer mat slid in beside the dice leaves them in sight, and is an
+occluder like any other. The rule cannot tell a dark round beer mat from a cup, nor a
+light one laid in within a still time (``still_seconds``) of the dice being taken out.
+A round thing of a cup's size that reaches the tray's rim (a cup against the wall, or
+its shadow) is looked at the same way before it is taken for a hand.
 
 A cup found over dice keeps the tray covered while nothing moves. Once something moves
 (the next player throws beside it: Schocken's hidden third throw stays under the cup
@@ -46,10 +52,10 @@ lifted the mask is dropped and the dice under it are a new rest.
 Anything else that lies still in the tray, clear of its rim and at most ``ASIDE_EDGES``
 die edges across, is set aside the same way: it blocks the rest it came into ("something
 in the tray") until something moves, and the throws beside it are read from then on. A
-cup the rule takes for a coaster (a white one) is such a thing: the hidden throw under
-it is not proposed, but the round goes on beside it and its dice are a new rest when it
-is lifted; a beer mat or a phone left in the tray does not stop the counting for the
-evening. A hand or an arm always reaches over the rim, and blocks while it is there.
+cup the rules do not take for one is such a thing: the hidden throw under it is not
+proposed, but the round goes on beside it and its dice are a new rest when it is lifted;
+a beer mat or a phone left in the tray does not stop the counting for the evening. A
+hand or an arm always reaches over the rim, and blocks while it is there.
 """
 
 from __future__ import annotations
@@ -75,6 +81,9 @@ ROUND_CUP = 0.8
 # (a beer mat: 6.5; a phone: 4.5 by 9.5) is set aside like a cup once something moves
 # beside it (see the module's docstring); anything larger blocks while it is there.
 ASIDE_EDGES = 10.0
+# A foreground blob of at least this share of a die's area, beside a round thing, is a
+# die in sight: the round thing did not take the dice (see ``_hides_dice``).
+LOOSE_DIE = 0.5
 HAND = "hand in the tray"
 THING = "something in the tray"
 CUP = "cup over the dice"
@@ -151,6 +160,8 @@ class OcclusionDetector:
         # What stands still in the tray, away from its rim (``_remember``): a cup over
         # dice, or a thing left lying (a light cup, a beer mat, a phone).
         self._standing: _Standing | None = None
+        # The dice of the last accepted rest (``rest``): x, y and a spot's radius.
+        self._rest_dice: list[tuple[float, float, float]] = []
         self._scale = 1.0  # small pixels per frame pixel
         self._frame_size: tuple[int, int] | None = None
         self.die_edge = None if self.profile is None else self.profile.die_size
@@ -250,17 +261,30 @@ class OcclusionDetector:
             on_rim = np.unique(labels[self._rim > 0])
             blob_rim = [i for i in on_rim if i and areas[i - 1] > self.rim_dice_areas]
         if blob_rim:
+            if len(blob_rim) == 1 and self._is_cover(small, labels, areas, blob_rim[0]):
+                # A cup stood against the tray's wall, or its shadow reaches the rim.
+                return TrayState(True, CUP, covered=True)
             blob = np.isin(labels, blob_rim)
             return TrayState(True, SHADOW if self._is_shadow(small, blob) else HAND)
         if areas[big - 1] > self.max_dice_areas:
-            blob = (labels == big).view(np.uint8)
-            if self._is_cup(small, blob, stats[big]):
-                self._remember(small, blob, covered=True)
+            if self._is_cover(small, labels, areas, big):
                 return TrayState(True, CUP, covered=True)
+            blob = (labels == big).view(np.uint8)
             if self._fits_aside(blob):
                 self._remember(small, blob, covered=False)
             return TrayState(True, THING)
         return CLEAR
+
+    def _is_cover(
+        self, small: np.ndarray, labels: np.ndarray, areas: np.ndarray, label: int
+    ) -> bool:
+        """Is blob ``label`` a dice cup upside down (dark, or the dice went into it)? If
+        so it is remembered as standing there."""
+        blob = (labels == label).view(np.uint8)
+        if self._is_cup(small, blob) or self._hides_dice(small, blob, labels, areas, label):
+            self._remember(small, blob, covered=True)
+            return True
+        return False
 
     def moved(self) -> None:
         """Something moved in the tray (the settle detector says so): from now on a cup
@@ -323,7 +347,7 @@ class OcclusionDetector:
         if areas[big - 1] <= self.max_dice_areas:
             return CLEAR
         blob = (labels == big).view(np.uint8)
-        if self._is_cup(small, blob, stats[big]):
+        if self._is_cup(small, blob):
             return TrayState(True, CUP, covered=True)
         return TrayState(True, HAND if self._touches_rim(labels, big) else THING)
 
@@ -341,25 +365,88 @@ class OcclusionDetector:
         ratio = now / before
         return bool(ratio.max() < 0.85 and ratio.max() - ratio.min() < 0.08)
 
-    def _is_cup(self, small: np.ndarray, blob: np.ndarray, stat: np.ndarray) -> bool:
-        assert self._floor is not None
+    def _cup_shape(self, blob: np.ndarray) -> tuple[np.ndarray, float, float, float] | None:
+        """The outline and enclosing circle (x, y, radius) of ``blob`` when it is round
+        and the size of a dice cup (``CUP_EDGES``, ``ROUND_CUP``), else None."""
         contours, _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         outline = max(contours, key=cv2.contourArea)
         (cx, cy), radius = cv2.minEnclosingCircle(outline)
         edge = math.sqrt(self.die_area)
         if not CUP_EDGES[0] <= 2 * radius / edge <= CUP_EDGES[1]:
-            return False
+            return None
         # The outline, holes filled: the cup's lighter top may look like the floor. A
         # circle with the cup's shadow beside it fills 0.9 of its enclosing circle, a
         # square beer mat 0.64.
-        round_enough = cv2.contourArea(outline) / (math.pi * radius * radius) > ROUND_CUP
+        if cv2.contourArea(outline) / (math.pi * radius * radius) <= ROUND_CUP:
+            return None
+        return outline, cx, cy, radius
+
+    def _is_cup(self, small: np.ndarray, blob: np.ndarray) -> bool:
+        assert self._floor is not None
+        shape = self._cup_shape(blob)
+        if shape is None:
+            return False
+        _, cx, cy, radius = shape
         # The middle of the circle: the cup's top, not its shadow on the floor beside it;
         # the median, so a beer mat's printed ring or logo does not darken it.
         core = np.zeros(blob.shape, np.uint8)
         cv2.circle(core, (round(cx), round(cy)), max(1, round(radius * 0.5)), 1, -1)
         inside = float(np.median(small[core > 0].astype(np.float32).mean(axis=1)))
-        not_light = inside < 1.1 * float(self._floor[0, 0].astype(np.float32).mean())
-        return bool(round_enough and not_light)
+        return inside < 1.1 * float(self._floor[0, 0].astype(np.float32).mean())
+
+    def _hides_dice(
+        self,
+        small: np.ndarray,
+        blob: np.ndarray,
+        labels: np.ndarray,
+        areas: np.ndarray,
+        big: int,
+    ) -> bool:
+        """A round thing of a cup's size (any colour) that came in while dice of the last
+        accepted rest went out of sight: the cup they went into. See the module's
+        docstring (``rest``)."""
+        assert self._floor is not None and self._reference is not None
+        if not self._rest_dice:
+            return False
+        shape = self._cup_shape(blob)
+        if shape is None:
+            return False
+        # A die thrown or pushed beside it would be a die-sized blob of its own; what a
+        # die that left its spot leaves there (a ring of its shadow) is not one.
+        edge = math.sqrt(self.die_area)
+        for i in np.nonzero(areas >= LOOSE_DIE)[0] + 1:
+            if i == big:
+                continue
+            ys, xs = np.nonzero(labels == i)
+            x, y = float(xs.mean()), float(ys.mean())
+            if not any(math.hypot(x - dx, y - dy) < edge for dx, dy, _ in self._rest_dice):
+                return False
+        under = np.zeros(blob.shape, np.uint8)
+        cv2.drawContours(under, [shape[0]], -1, 1, -1)
+        to_floor = channel_max(cv2.absdiff(small, self._floor))
+        changed = channel_max(cv2.absdiff(small, self._reference))
+        h, w = blob.shape
+        for x, y, r in self._rest_dice:
+            xi, yi = min(max(round(x), 0), w - 1), min(max(round(y), 0), h - 1)
+            spot = np.zeros(blob.shape, np.uint8)
+            cv2.circle(spot, (xi, yi), max(1, round(r)), 1, -1)
+            inside = spot > 0
+            # The die left its spot (the reference holds it): the spot is under the
+            # round thing now, or bare floor.
+            if float(np.median(changed[inside])) > self.level and (
+                under[yi, xi] or float(np.median(to_floor[inside])) <= self.floor_level
+            ):
+                return True
+        return False
+
+    def rest(self, reading: Reading) -> None:
+        """The dice of the rest just accepted (see ``_hides_dice``): where they lay, in
+        small-frame pixels, each as a spot of a third of its edge."""
+        self._rest_dice = [
+            (die.region.center[0] * self._scale, die.region.center[1] * self._scale,
+             max(1.0, 0.3 * die.region.size * self._scale))
+            for die in reading.dice
+        ]
 
     def unexplained(
         self,

@@ -111,7 +111,7 @@ class ThrowWatcher:
         if event.state != AT_REST:
             return None
         if not event.new_throw and self.last is not None:
-            self.settle.accept()
+            self._accept(self.last)
             return WatchEvent(SAME, now, self.last)
         try:
             reading = combine_readings([self.read(f) for f in self._still])
@@ -130,13 +130,19 @@ class ThrowWatcher:
             if view.blocked:
                 self.settle.block(view)
                 return WatchEvent(BLOCKED, now, reason=view.reason)
-        self.settle.accept()
-        if not reading.dice:
-            self.last = reading
-            return WatchEvent(EMPTY, now, reading)
         same = self.last is not None and same_dice(reading, self.last, self.nudge_edges)
-        self.last = reading
+        self._accept(reading)
+        if not reading.dice:
+            return WatchEvent(EMPTY, now, reading)
         return WatchEvent(SAME if same else THROW, now, reading)
+
+    def _accept(self, reading: Reading) -> None:
+        """``reading`` is the clean rest new throws are compared with from now on (and
+        whose dice a cup may take out of sight)."""
+        self.settle.accept()
+        if self.settle.occlusion is not None:
+            self.settle.occlusion.rest(reading)
+        self.last = reading
 
 
 def same_dice(a: Reading, b: Reading, nudge_edges: float = NUDGE_EDGES) -> bool:

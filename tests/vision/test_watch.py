@@ -220,11 +220,15 @@ def test_a_new_frame_size_starts_afresh(stage, recognizer):
 WHITE_CUP = (226, 230, 234)
 
 
-def test_a_white_cup_left_over_the_hidden_throw_does_not_stop_the_round(stage, recognizer):
-    """A white cup is taken for a coaster, not a cup (no "covered"), but left standing
-    over the hidden throw it is set aside like a dark one: the next player's throw beside
-    it is read, and its dice are one new throw when it is lifted."""
-    writer = Writer(stage, np.random.default_rng(6), FPS)
+@pytest.mark.parametrize("seed", [6, 11])  # 11: the cup's shadow reaches the tray's rim
+def test_a_white_cup_over_the_hidden_throw_is_covered_and_does_not_stop_the_round(
+    seed, stage, recognizer
+):
+    """A white cup is no darker than the floor, but it came in as the dice of the last
+    rest went out of sight: it is the cup they went into ("covered"). Left standing, the
+    next player's throw beside it is read, and its dice are one new throw when it is
+    lifted."""
+    writer = Writer(stage, np.random.default_rng(seed), FPS)
     writer.hold(1.0)
     writer.throw()
     writer.hold(1.5)
@@ -236,15 +240,30 @@ def test_a_white_cup_left_over_the_hidden_throw_does_not_stop_the_round(stage, r
     writer.lift()
     writer.hold(1.5)
     events = play(writer, recognizer)
-    assert COVERED not in kinds(events)
     hidden = writer.events[1]
-    blocked = [(i, e) for i, e in events if e.kind == BLOCKED]
-    assert any(hidden["covered"] <= i and e.reason == THING for i, e in blocked), kinds(events)
+    assert any(e.kind == COVERED and hidden["covered"] <= i < writer.expected[1]["frame"]
+               for i, e in events), kinds(events)
     throws = [(i, e) for i, e in events if e.kind == THROW]
     assert [sorted(e.reading.values) for _, e in throws] == [x["values"] for x in writer.expected]
     assert [i for i, _ in throws] == pytest.approx(
         [x["frame"] for x in writer.expected], abs=FPS
     ), kinds(events)
+
+
+def test_a_white_round_beer_mat_beside_the_dice_is_no_cup(stage, recognizer):
+    """A round mat as light as the white cup, slid in beside the dice of the last rest
+    (which stay in sight): something in the tray, not "covered"."""
+    writer = Writer(stage, np.random.default_rng(12), FPS)
+    writer.hold(1.0)
+    writer.throw()
+    writer.hold(1.5)
+    writer.coaster(1.5, stay=True, colour=WHITE_CUP, square=False)
+    writer.hold(1.5)
+    events = play(writer, recognizer)
+    mat = writer.events[1]
+    assert COVERED not in kinds(events)
+    assert any(e.kind == BLOCKED and e.reason == THING and i >= mat["still"]
+               for i, e in events), kinds(events)
 
 
 def test_a_beer_mat_left_lying_blocks_only_until_something_moves(stage, recognizer):
