@@ -152,9 +152,11 @@ def evaluate(
     values: Sequence[int | str] = PIP_VALUES,
     csv_out: Path | None = None,
     split: str = "all",
+    rows_out: list[dict] | None = None,
 ) -> dict:
     """Run ``recognizer`` over ``directory`` (the images of ``split``, see ``PHOTO_SPLITS``);
-    return the figures (one thread, wall clock)."""
+    return the figures (one thread, wall clock). Each image's row (see ``write_rows``) goes
+    to ``csv_out`` and is appended to ``rows_out`` when given."""
     import cv2
 
     images = photo_split(list((directory / "images").glob("*.jpg")), split)
@@ -208,11 +210,9 @@ def evaluate(
             }
         )
     if csv_out is not None:
-        csv_out.parent.mkdir(parents=True, exist_ok=True)
-        with csv_out.open("w", newline="", encoding="utf-8") as fh:
-            writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-            writer.writeheader()
-            writer.writerows(rows)
+        write_rows(csv_out, rows)
+    if rows_out is not None:
+        rows_out.extend(rows)
     return {
         "images": len(images),
         "labelled_dice": n_labels,
@@ -228,6 +228,17 @@ def evaluate(
         "ms_per_image_median": round(statistics.median(times), 2),
         "stage_ms_median": {k: round(statistics.median(v), 2) for k, v in stages.items()},
     }
+
+
+def write_rows(csv_out: Path, rows: Sequence[dict]) -> None:
+    """Write the per-image rows of ``evaluate`` (one per image) as a CSV file."""
+    if not rows:
+        raise EvalDataError(f"no images were read: nothing to write to {csv_out}")
+    csv_out.parent.mkdir(parents=True, exist_ok=True)
+    with csv_out.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
 
 
 def combine_figures(named: dict[str, dict]) -> dict:

@@ -26,7 +26,8 @@ def evaluate(
     ``images/`` but with labelled sub-folders (one per camera set-up, as ``companion
     scene`` writes them) is measured folder by folder, each with its own ``tray.json``
     unless ``profile`` is given (or ``own_profiles`` is False: then without one, the
-    recogniser finding each tray itself), and the figures are taken together.
+    recogniser finding each tray itself), and the figures are taken together; the CSV
+    then has every folder's rows, its name in a first column ``set``.
     """
     from companion.vision.recognizer import PipRecognizer
     from companion.vision.tray import TrayProfile
@@ -34,11 +35,19 @@ def evaluate(
     if not (directory / "images").is_dir():
         sets = sorted(d for d in directory.glob("*/") if (d / "images").is_dir())
         if sets:
-            named = {}
+            named, rows = {}, []
             for folder in sets:
                 own = folder / "tray.json"
                 chosen = profile or (own if own.is_file() and own_profiles else None)
-                named[folder.name] = evaluate(folder, None, finder, chosen, split)
+                tray = None if chosen is None else TrayProfile.load(chosen)
+                found: list[dict] = []
+                named[folder.name] = evaluation.evaluate(
+                    folder, PipRecognizer(tray, finder=finder), evaluation.PIP_VALUES,
+                    None, split, found,
+                )
+                rows += [{"set": folder.name, **row} for row in found]
+            if csv_out is not None:
+                evaluation.write_rows(csv_out, rows)
             return evaluation.combine_figures(named)
     tray = None if profile is None else TrayProfile.load(profile)
     recognizer = PipRecognizer(tray, finder=finder)

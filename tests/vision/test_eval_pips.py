@@ -166,11 +166,17 @@ def test_a_folder_of_camera_setups_is_measured_setup_by_setup_and_together(tmp_p
         "corners": [[0, 0], [200, 0], [200, 480], [0, 480]],
         "die_size": None, "floor_bgr": [128, 128, 128],
     }))
-    code = main(["eval", "pips", str(root), "--json"])
+    rows_csv = tmp_path / "rows.csv"
+    code = main(["eval", "pips", str(root), "--json", "--csv", str(rows_csv)])
     assert code == 0
     out = capsys.readouterr().out.strip().splitlines()
     figures = json.loads(out[-1])
     assert set(figures["sets"]) == {"a", "b"}
+    # The CSV holds every set-up's images, each row naming its set-up.
+    rows = list(csv.DictReader(rows_csv.read_text().splitlines()))
+    assert [(r["set"], r["correct_dice"]) for r in rows if r["set"] == "b"] == [
+        ("b", "1"), ("b", "1")]
+    assert sorted({r["set"] for r in rows}) == ["a", "b"] and len(rows) == 5
     assert figures["sets"]["a"]["die_accuracy"] == 1.0
     assert figures["sets"]["b"]["right_dice"] == 2  # (100, 100) and (150, 300)
     assert figures["images"] == 5 and figures["labelled_dice"] == 8 + 7
