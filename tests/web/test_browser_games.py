@@ -131,6 +131,7 @@ def test_a_rock_the_bock_roll_and_choice_are_corrected_with_the_entry_controls(s
     keeper.click("[data-edit-face='wolf-']")
     keeper.click("#edit-save")
     keeper.wait_for_selector("#history li[data-version='2']")
+    keeper.wait_for_selector("#editor", state="detached")  # the save's answer closed it
     pending = server.table.snapshot(game)["view"]["pending_roll"]
     assert pending == {"bock": 4, "wolf": 4, "goat_red": 2}
     # A choice is corrected by choosing the kind again, named in words; wolves need a receiver.

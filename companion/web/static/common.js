@@ -273,7 +273,8 @@
     const status = DC.el("div", { class: "status", role: "status" });
     const editor = DC.editor(JSON.parse(JSON.stringify(DC.actionInForce(DC.snap, entry))), async function (action) {
       const done = await DC.post("/games/" + DC.gameId + "/correct/" + version, action, status);
-      if (done) { DC.editing = null; DC.show(DC.snap); }
+      // Close this editor only: another one may have been opened meanwhile.
+      if (done && DC.editing && DC.editing.node === node) { DC.editing = null; DC.show(DC.snap); }
     });
     const node = DC.el("div", { class: "editor panel", id: "editor" },
       DC.el("strong", {}, DC.t("js_edit_title", { n: version })), editor, status,
