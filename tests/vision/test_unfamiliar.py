@@ -162,6 +162,43 @@ def test_goats_that_differ_only_in_hue_are_told_apart_by_the_frames_light(stenci
     assert right == 0 and flagged >= 20
 
 
+def test_goats_left_uncertain_are_read_by_the_frames_own_sure_goats(stencil_models, monkeypatch):
+    # Lime and mustard goats in hard light: a goat the cast leaves unclear is read by the
+    # sure goats beside it, lit alike; without that rule it stays flagged.
+    faces = ["wolf", "bock", "goat_red", "goat_blue"] + ["goat_green", "goat_yellow"] * 3
+    throws = [
+        render_throw(1670 + i, 10, kind="bock", size=SIZE, hard=True, artwork="stencil",
+                     faces=faces)
+        for i in range(20)
+    ]
+    right, sure_wrong, flagged = _read_goats(BockRecognizer(models=stencil_models), throws)
+    import companion.vision.faces as faces_module
+
+    monkeypatch.setattr(faces_module, "NEIGHBOUR_NEAR", -1.0)
+    alone = _read_goats(BockRecognizer(models=stencil_models), throws)
+    # These 20 frames: 5 goats flagged without the rule are read right with it.
+    assert alone[2] >= flagged + 3 and right >= alone[0] + 3, (right, sure_wrong, flagged, alone)
+    assert sure_wrong <= alone[1], (sure_wrong, alone)
+
+
+def test_what_the_neighbours_say(stencil_models):
+    recognizer = BockRecognizer(models=stencil_models)
+    pair = ["goat_green", "goat_yellow"]
+    green = np.array([0.3, 0.1, -0.4])
+    step = np.asarray(stencil_models["goat_yellow"].tint) - np.asarray(
+        stencil_models["goat_green"].tint)
+    yellow = green + step  # where the enrolled colours put the yellow goats in this light
+    both = {"goat_green": green, "goat_yellow": yellow}
+    assert recognizer._neighbours_say(yellow + 0.02, pair, both) == "goat_yellow"
+    assert recognizer._neighbours_say(green - 0.02, pair, both) == "goat_green"
+    assert recognizer._neighbours_say((green + yellow) / 2, pair, both) is None
+    assert recognizer._neighbours_say(yellow + 0.5, pair, both) is None  # near neither
+    # Sure dice of one goat only: the other's place follows from the enrolled colours.
+    assert recognizer._neighbours_say(yellow, pair, {"goat_green": green}) == "goat_yellow"
+    assert recognizer._neighbours_say(green, pair, {"goat_yellow": yellow}) == "goat_green"
+    assert recognizer._neighbours_say(green, pair, {}) is None
+
+
 def test_the_frames_cast_is_measured_on_the_dice():
     classifier = FaceClassifier()
     throw = render_throw(670, 10, kind="bock", size=SIZE, hard=True)
