@@ -24,7 +24,12 @@ import numpy as np
 from companion.vision.faces_appearance import KinLooks, Looks, animal, clear_of, margin_of
 from companion.vision.faces_features import TINT_SIZE, FaceFeatures, pattern_distance
 from companion.vision.faces_look import FACES
-from companion.vision.faces_models import FaceModel, builtin_models, nearest_face
+from companion.vision.faces_models import (
+    FaceModel,
+    builtin_models,
+    nearest_face,
+    separation,
+)
 
 
 @dataclass(frozen=True)
@@ -172,6 +177,27 @@ class FaceClassifier:
         self.confusable = frozenset(
             f for f in FACES if nearest_face(base, f)[1] < MIN_SEPARATION
         )
+        # For each face, the indices of the faces its model overlaps, itself first.
+        self._overlap = {
+            f: np.array([i for i, g in enumerate(FACES) if g == f or (
+                g != f and separation(base[f], base[g]) < MIN_SEPARATION)])
+            for f in FACES
+        }
+
+    def _tells_apart(self, best: int, off: np.ndarray | None) -> bool:
+        """Does the colour (``off``: the die's distance to each face's tint under the
+        frame's light) tell face ``best`` from the faces its model overlaps, by
+        ``TINT_MARGIN``? The ratios have ruled the other faces out already: a third face
+        whose colour is near (a blue goat's beside a lavender wolf) does not matter."""
+        if off is None:
+            return False
+        group = self._overlap[self._faces[best]]
+        near = np.sort(off[group])
+        return (
+            len(group) > 1
+            and int(group[int(np.argmin(off[group]))]) == best
+            and float(near[1] - near[0]) >= TINT_MARGIN
+        )
 
     def strangeness(self, verdict: FaceVerdict) -> float:
         """A die's distance to its nearest face over what is familiar for that face's model
@@ -296,7 +322,7 @@ class FaceClassifier:
         # Two faces whose models overlap (a pair the set's colours do not tell apart) are
         # read only when the colour under the frame's light tells them apart.
         if self._faces[best] in self.confusable:
-            uncertain = uncertain or not confirmed
+            uncertain = uncertain or not (confirmed or self._tells_apart(best, off))
         unlike = None
         template = self._patterns[best]
         if pattern is not None and template is not None:

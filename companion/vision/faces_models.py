@@ -207,19 +207,23 @@ def builtin_models(palette: Palette = DEFAULT_PALETTE) -> dict[str, FaceModel]:
     """Face models from the renderer's picture of ``palette`` (the out-of-the-box set)."""
     return {m.face: m for m in _builtin_models(palette)}
 
+def separation(a: FaceModel, b: FaceModel) -> float:
+    """How far two face models lie apart: the distance of their means in units of the
+    larger spread of each feature."""
+    z = (np.array(a.mean) - np.array(b.mean)) / np.maximum(
+        np.array(a.spread), np.array(b.spread)
+    )
+    return float(np.sqrt((z * z).sum()))
+
+
 def nearest_face(models: Mapping[str, FaceModel], face: str) -> tuple[str, float]:
-    """The face whose model lies nearest ``face``'s, and how far: the distance of the two
-    means in units of the larger spread of each feature."""
-    model = models[face]
-    nearest, separation = "", float("inf")
+    """The face whose model lies nearest ``face``'s, and how far (``separation``)."""
+    nearest, apart = "", float("inf")
     for other, m in models.items():
         if other == face:
             continue
-        z = (np.array(model.mean) - np.array(m.mean)) / np.maximum(
-            np.array(model.spread), np.array(m.spread)
-        )
-        d = float(np.sqrt((z * z).sum()))
-        if d < separation:
-            nearest, separation = other, d
-    return nearest, separation
+        d = separation(models[face], m)
+        if d < apart:
+            nearest, apart = other, d
+    return nearest, apart
 

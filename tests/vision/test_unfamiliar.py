@@ -199,6 +199,29 @@ def test_what_the_neighbours_say(stencil_models):
     assert recognizer._neighbours_say(green, pair, {}) is None
 
 
+def test_two_overlapping_faces_need_their_colour_to_differ_from_each_other_only():
+    # As the etched set enrols: bock's ratios on wolf's (a cream and a lavender face with
+    # the same dark lines), and the blue goat's colour near the wolf's lavender. The
+    # ratios rule the blue goat out; the colour has only to tell the wolf from the bock.
+    base = builtin_models()
+    wolf, bock, blue = base["wolf"], base["bock"], base["goat_blue"]
+    lavender, cream = (0.12, -0.2, 0.08), (-0.25, 0.05, 0.2)
+    models = {
+        "wolf": replace(wolf, tint=lavender, pattern=None),
+        "bock": replace(bock, mean=wolf.mean, spread=wolf.spread, tint=cream, pattern=None),
+        "goat_blue": replace(blue, tint=(0.15, -0.22, 0.07)),
+    }
+    classifier = FaceClassifier(models)
+    assert {"wolf", "bock"} <= classifier.confusable and "goat_blue" not in classifier.confusable
+    x, cast = np.array(wolf.mean, np.float32), np.zeros(TINT_SIZE, np.float32)
+    as_wolf = classifier.classify_vector(x, tint=np.array(lavender, np.float32), cast=cast)
+    as_bock = classifier.classify_vector(x, tint=np.array(cream, np.float32), cast=cast)
+    assert (as_wolf.face, as_bock.face) == ("wolf", "bock"), (as_wolf, as_bock)
+    # Halfway between the two faces' colours the colour tells nothing: flagged.
+    middle = np.array([(a + b) / 2 for a, b in zip(lavender, cream, strict=True)], np.float32)
+    assert classifier.classify_vector(x, tint=middle, cast=cast).uncertain
+
+
 def test_the_frames_cast_is_measured_on_the_dice():
     classifier = FaceClassifier()
     throw = render_throw(670, 10, kind="bock", size=SIZE, hard=True)
