@@ -27,7 +27,6 @@ from companion.vision.faces_look import FACES
 from companion.vision.faces_models import (
     FaceModel,
     builtin_models,
-    nearest_face,
     separation,
 )
 
@@ -66,7 +65,7 @@ FAMILIAR_BUILTIN = 1.0
 FAMILIAR_ENROLLED = 1.75
 SET_MEMORY = 30
 SET_MIN_DICE = 3  # fewer dice seen so far say nothing about the set
-# Faces whose models lie closer than this (``nearest_face``) are flagged whenever read;
+# Faces whose models lie closer than this (``separation``) are flagged whenever read;
 # ``companion calibrate faces`` warns below the same separation. The built-in faces are
 # over 4 apart; the stencil set's lime and mustard goats enrolled 1.5 apart and were read
 # as each other in a third of their dice (tuning seed 4245).
@@ -174,29 +173,21 @@ class FaceClassifier:
             np.array([j for j, g in enumerate(FACES) if animal(g) == animal(f)])
             for f in FACES
         ]
-        self.confusable = frozenset(
-            f for f in FACES if nearest_face(base, f)[1] < MIN_SEPARATION
-        )
-        # For each face, the indices of the faces its model overlaps, itself first.
+        # For each face, the indices of the faces its model overlaps, itself among them.
         self._overlap = {
             f: np.array([i for i, g in enumerate(FACES) if g == f or (
-                g != f and separation(base[f], base[g]) < MIN_SEPARATION)])
+                separation(base[f], base[g]) < MIN_SEPARATION)])
             for f in FACES
         }
+        self.confusable = frozenset(f for f, group in self._overlap.items() if len(group) > 1)
 
     def _tells_apart(self, best: int, off: np.ndarray | None) -> bool:
         """Does the colour (``off``: the die's distance to each face's tint under the
         frame's light) tell face ``best`` from the faces its model overlaps, by
         ``TINT_MARGIN``? The ratios have ruled the other faces out already: a third face
         whose colour is near (a blue goat's beside a lavender wolf) does not matter."""
-        if off is None:
-            return False
-        group = self._overlap[self._faces[best]]
-        near = np.sort(off[group])
-        return (
-            len(group) > 1
-            and int(group[int(np.argmin(off[group]))]) == best
-            and float(near[1] - near[0]) >= TINT_MARGIN
+        return off is not None and _nearest_by(
+            off, self._overlap[self._faces[best]], best, TINT_MARGIN
         )
 
     def strangeness(self, verdict: FaceVerdict) -> float:
@@ -306,13 +297,7 @@ class FaceClassifier:
                 # The look says which animal; the colour then only has to tell the faces
                 # of that animal apart (a mustard goat whose colour under a dim cast lies
                 # as near the sand bock's as its own is still not a lime goat).
-                kin = self._kin[best]
-                near = np.sort(off[kin])
-                confirmed = (
-                    len(kin) > 1
-                    and int(kin[int(np.argmin(off[kin]))]) == best
-                    and float(near[1] - near[0]) >= KIN_MARGIN
-                )
+                confirmed = _nearest_by(off, self._kin[best], best, KIN_MARGIN)
         limit = self.max_distance * (TINT_STRETCH if confirmed else 1.0)
         if look is not None and look >= LOOK_STRETCH_AT:
             limit = max(limit, self.max_distance * LOOK_STRETCH)
@@ -349,3 +334,12 @@ class FaceClassifier:
             uncertain=uncertain,
             unlike=None if unlike is None else round(unlike, 3),
         )
+
+
+def _nearest_by(off: np.ndarray, group: np.ndarray, best: int, margin: float) -> bool:
+    """Among the faces ``group`` (indices, two or more), is face ``best`` the one whose
+    colour lies nearest (``off``), by ``margin`` at least?"""
+    if len(group) < 2:
+        return False
+    near = np.sort(off[group])
+    return int(group[int(np.argmin(off[group]))]) == best and float(near[1] - near[0]) >= margin

@@ -108,6 +108,17 @@ class TrayState:
 CLEAR = TrayState()
 
 
+@dataclass(frozen=True)
+class _Blobs:
+    """The foreground's blobs as ``cv2.connectedComponentsWithStats`` labels them (label 0
+    is the background): ``areas`` in die areas and ``centroids`` (x, y), both by label
+    (``areas[i - 1]`` is blob i's)."""
+
+    labels: np.ndarray
+    areas: np.ndarray
+    centroids: np.ndarray
+
+
 @dataclass
 class _Standing:
     """A cup over dice or a thing left lying, found standing still in the tray."""
@@ -250,10 +261,11 @@ class OcclusionDetector:
                 return TrayState(True, CUP, covered=True)
             return TrayState(True, THING)
         fg = self.foreground(small, frame_size)
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
+        n, labels, stats, centroids = cv2.connectedComponentsWithStats(fg, connectivity=8)
         if n <= 1:
             return CLEAR
         areas = stats[1:, cv2.CC_STAT_AREA] / self.die_area
+        blobs = _Blobs(labels, areas, centroids)
         big = int(np.argmax(areas)) + 1
         blob_rim = None
         if areas[big - 1] > self.rim_dice_areas:
@@ -261,13 +273,13 @@ class OcclusionDetector:
             on_rim = np.unique(labels[self._rim > 0])
             blob_rim = [i for i in on_rim if i and areas[i - 1] > self.rim_dice_areas]
         if blob_rim:
-            if len(blob_rim) == 1 and self._is_cover(small, labels, areas, blob_rim[0]):
+            if len(blob_rim) == 1 and self._is_cover(small, blobs, blob_rim[0]):
                 # A cup stood against the tray's wall, or its shadow reaches the rim.
                 return TrayState(True, CUP, covered=True)
             blob = np.isin(labels, blob_rim)
             return TrayState(True, SHADOW if self._is_shadow(small, blob) else HAND)
         if areas[big - 1] > self.max_dice_areas:
-            if self._is_cover(small, labels, areas, big):
+            if self._is_cover(small, blobs, big):
                 return TrayState(True, CUP, covered=True)
             blob = (labels == big).view(np.uint8)
             if self._fits_aside(blob):
@@ -275,13 +287,11 @@ class OcclusionDetector:
             return TrayState(True, THING)
         return CLEAR
 
-    def _is_cover(
-        self, small: np.ndarray, labels: np.ndarray, areas: np.ndarray, label: int
-    ) -> bool:
+    def _is_cover(self, small: np.ndarray, blobs: _Blobs, label: int) -> bool:
         """Is blob ``label`` a dice cup upside down (dark, or the dice went into it)? If
         so it is remembered as standing there."""
-        blob = (labels == label).view(np.uint8)
-        if self._is_cup(small, blob) or self._hides_dice(small, blob, labels, areas, label):
+        blob = (blobs.labels == label).view(np.uint8)
+        if self._is_cup(small, blob) or self._hides_dice(small, blob, blobs, label):
             self._remember(small, blob, covered=True)
             return True
         return False
@@ -394,14 +404,7 @@ class OcclusionDetector:
         inside = float(np.median(small[core > 0].astype(np.float32).mean(axis=1)))
         return inside < 1.1 * float(self._floor[0, 0].astype(np.float32).mean())
 
-    def _hides_dice(
-        self,
-        small: np.ndarray,
-        blob: np.ndarray,
-        labels: np.ndarray,
-        areas: np.ndarray,
-        big: int,
-    ) -> bool:
+    def _hides_dice(self, small: np.ndarray, blob: np.ndarray, blobs: _Blobs, label: int) -> bool:
         """A round thing of a cup's size (any colour) that came in while dice of the last
         accepted rest went out of sight: the cup they went into. See the module's
         docstring (``rest``)."""
@@ -414,11 +417,10 @@ class OcclusionDetector:
         # A die thrown or pushed beside it would be a die-sized blob of its own; what a
         # die that left its spot leaves there (a ring of its shadow) is not one.
         edge = math.sqrt(self.die_area)
-        for i in np.nonzero(areas >= LOOSE_DIE)[0] + 1:
-            if i == big:
+        for i in np.nonzero(blobs.areas >= LOOSE_DIE)[0] + 1:
+            if i == label:
                 continue
-            ys, xs = np.nonzero(labels == i)
-            x, y = float(xs.mean()), float(ys.mean())
+            x, y = blobs.centroids[i]
             if not any(math.hypot(x - dx, y - dy) < edge for dx, dy, _ in self._rest_dice):
                 return False
         under = np.zeros(blob.shape, np.uint8)

@@ -129,6 +129,16 @@ def stencil_models():
     return models
 
 
+def _goat_throws(seed, count):
+    """Hard stencil frames: one die of each other face, three of each of the two goats."""
+    faces = ["wolf", "bock", "goat_red", "goat_blue"] + ["goat_green", "goat_yellow"] * 3
+    return [
+        render_throw(seed + i, 10, kind="bock", size=SIZE, hard=True, artwork="stencil",
+                     faces=faces)
+        for i in range(count)
+    ]
+
+
 def _read_goats(recognizer, throws):
     right = sure_wrong = flagged = 0
     for throw in throws:
@@ -148,12 +158,7 @@ def test_goats_that_differ_only_in_hue_are_told_apart_by_the_frames_light(stenci
     # The stencil set's goats are the same dark print on lime and on mustard: under a
     # strong cast the ratios cannot tell them apart, their colours less the cast can.
     assert FaceClassifier(stencil_models).confusable == {"goat_green", "goat_yellow"}
-    faces = ["wolf", "bock", "goat_red", "goat_blue"] + ["goat_green", "goat_yellow"] * 3
-    throws = [
-        render_throw(660 + i, 10, kind="bock", size=SIZE, hard=True, artwork="stencil",
-                     faces=faces)
-        for i in range(4)
-    ]
+    throws = _goat_throws(660, 4)
     right, sure_wrong, flagged = _read_goats(BockRecognizer(models=stencil_models), throws)
     assert right >= 18 and sure_wrong <= 1, (right, sure_wrong, flagged)
     # Models enrolled before tints were kept: the pair is never read (or only wrongly).
@@ -165,12 +170,7 @@ def test_goats_that_differ_only_in_hue_are_told_apart_by_the_frames_light(stenci
 def test_goats_left_uncertain_are_read_by_the_frames_own_sure_goats(stencil_models, monkeypatch):
     # Lime and mustard goats in hard light: a goat the cast leaves unclear is read by the
     # sure goats beside it, lit alike; without that rule it stays flagged.
-    faces = ["wolf", "bock", "goat_red", "goat_blue"] + ["goat_green", "goat_yellow"] * 3
-    throws = [
-        render_throw(1670 + i, 10, kind="bock", size=SIZE, hard=True, artwork="stencil",
-                     faces=faces)
-        for i in range(20)
-    ]
+    throws = _goat_throws(1670, 20)
     right, sure_wrong, flagged = _read_goats(BockRecognizer(models=stencil_models), throws)
     import companion.vision.faces as faces_module
 

@@ -52,6 +52,15 @@ def kinds(events):
     return [e.kind for _, e in events]
 
 
+def assert_throws_as_written(events, writer):
+    """The throws reported are the writer's, with their values, each within a second."""
+    throws = [(i, e) for i, e in events if e.kind == THROW]
+    assert [sorted(e.reading.values) for _, e in throws] == [x["values"] for x in writer.expected]
+    assert [i for i, _ in throws] == pytest.approx(
+        [x["frame"] for x in writer.expected], abs=FPS
+    ), kinds(events)
+
+
 BLOCKS = {"rest": {HAND}, "cup": {CUP}, "coaster": {THING, HAND}, "shadow": {SHADOW, HAND},
           "pass": set(), "nudge": set()}
 
@@ -243,11 +252,7 @@ def test_a_white_cup_over_the_hidden_throw_is_covered_and_does_not_stop_the_roun
     hidden = writer.events[1]
     assert any(e.kind == COVERED and hidden["covered"] <= i < writer.expected[1]["frame"]
                for i, e in events), kinds(events)
-    throws = [(i, e) for i, e in events if e.kind == THROW]
-    assert [sorted(e.reading.values) for _, e in throws] == [x["values"] for x in writer.expected]
-    assert [i for i, _ in throws] == pytest.approx(
-        [x["frame"] for x in writer.expected], abs=FPS
-    ), kinds(events)
+    assert_throws_as_written(events, writer)
 
 
 def test_a_white_round_beer_mat_beside_the_dice_is_no_cup(stage, recognizer):
@@ -281,11 +286,7 @@ def test_a_beer_mat_left_lying_blocks_only_until_something_moves(stage, recogniz
     mat = writer.events[1]
     assert any(e.kind == BLOCKED and e.reason == THING and i >= mat["still"]
                for i, e in events), kinds(events)
-    throws = [(i, e) for i, e in events if e.kind == THROW]
-    assert [sorted(e.reading.values) for _, e in throws] == [x["values"] for x in writer.expected]
-    assert [i for i, _ in throws] == pytest.approx(
-        [x["frame"] for x in writer.expected], abs=FPS
-    ), kinds(events)
+    assert_throws_as_written(events, writer)
 
 
 def test_a_thing_larger_than_a_beer_mat_blocks_while_it_is_there(stage):
