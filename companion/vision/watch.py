@@ -11,10 +11,20 @@ compared with the last accepted dice rest:
 
 - foreground that no die explains (a coaster beside the dice) blocks the rest;
 - the same dice, each within ``nudge_edges`` die edges of where it lay and showing
-  the same value, are the same rest: a hand nudged a die, or an occluder left. This
+  the same value (or flagged uncertain in one of the two readings: a die read as a four
+  unsure one time and as a five unsure the next did not turn over), are the same rest: a hand nudged a die, or an occluder left. This
   tolerance is **0.5 die edges** by default: a die pushed by less than half its edge
   is the same die; a die thrown again lands further away, or shows another face;
 - anything else is a new throw.
+
+A die read where the picture is what it was when the tray was last seen empty (the
+last clean rest without dice) is a mark on the floor, not a die: a speck, a stain or a
+scratch the net reads as a one. Its square must differ from the empty tray's by more
+than ``MARK_CHANGE`` grey levels (the ``MARK_SHARE`` share of its pixels that changed
+most, after a 5x5 blur) to be kept. A die on the floor changes its square by a hundred
+levels and more; a mark there before changes it by the camera's noise. Until the tray
+was seen empty, or after the picture changed as a whole (the light, the camera moved),
+nothing is taken away.
 """
 
 from __future__ import annotations
@@ -22,9 +32,10 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+import cv2
 import numpy as np
 
 from companion.vision.combine import combine_readings
@@ -33,6 +44,11 @@ from companion.vision.types import Die, Reading
 
 NUDGE_EDGES = 0.5
 FRAMES_TO_READ = 3
+# A read die whose square changed less than this since the tray was last seen empty is a
+# mark on the floor (see the module's docstring); grey levels, of the most changed
+# ``MARK_SHARE`` of its pixels. Synthetic evenings from tray-a: a speck 3-5, dice 150-180.
+MARK_CHANGE = 25
+MARK_SHARE = 0.1
 
 THROW = "throw"  # new dice at rest
 SAME = "same"  # the dice of the last rest again (nudged, or an occluder left)
@@ -72,12 +88,14 @@ class ThrowWatcher:
         self.nudge_edges = nudge_edges
         self.last: Reading | None = None  # the last accepted dice rest
         self._still: deque[np.ndarray] = deque(maxlen=frames_to_read)
+        self._empty: np.ndarray | None = None  # a frame of the last rest without dice
 
     def reset(self) -> None:
         """Forget everything seen (a new camera, another frame size)."""
         self.settle.reset()
         self.last = None
         self._still.clear()
+        self._empty = None
 
     @property
     def state(self) -> str:
@@ -118,7 +136,17 @@ class ThrowWatcher:
         except Exception:
             self.settle.retry()  # look at the rest again with the next frame
             raise
-        return self._decide(reading, now)
+        return self._decide(self._without_marks(reading, self._still[-1]), now)
+
+    def _without_marks(self, reading: Reading, frame: np.ndarray) -> Reading:
+        """``reading`` less the dice that are marks on the floor (module's docstring)."""
+        empty = self._empty
+        if empty is None or empty.shape != frame.shape or not reading.dice:
+            return reading
+        dice = tuple(d for d in reading.dice if _changed_since(d, frame, empty))
+        if len(dice) == len(reading.dice):
+            return reading
+        return replace(reading, dice=dice)
 
     def _decide(self, reading: Reading, now: float) -> WatchEvent:
         occlusion = self.settle.occlusion
@@ -143,11 +171,30 @@ class ThrowWatcher:
         if self.settle.occlusion is not None:
             self.settle.occlusion.rest(reading)
         self.last = reading
+        if not reading.dice and self._still:
+            self._empty = self._still[-1]
+
+
+def _changed_since(die: Die, frame: np.ndarray, empty: np.ndarray) -> bool:
+    """Whether ``die``'s square in ``frame`` differs from ``empty`` by more than a mark's."""
+    x, y = die.region.center
+    half = max(2, round(0.5 * die.region.size))
+    h, w = frame.shape[:2]
+    x0, y0 = max(0, round(x) - half), max(0, round(y) - half)
+    x1, y1 = min(w, round(x) + half), min(h, round(y) + half)
+    if x1 - x0 < 2 or y1 - y0 < 2:
+        return True
+    change = cv2.absdiff(frame[y0:y1, x0:x1], empty[y0:y1, x0:x1])
+    if change.ndim == 3:
+        change = change.max(axis=2)
+    change = cv2.GaussianBlur(change, (5, 5), 0)
+    return float(np.percentile(change, 100 * (1 - MARK_SHARE))) > MARK_CHANGE
 
 
 def same_dice(a: Reading, b: Reading, nudge_edges: float = NUDGE_EDGES) -> bool:
-    """True when ``a`` and ``b`` show the same dice: as many, each with the same value
-    within ``nudge_edges`` die edges of one of the other's (one to one)."""
+    """True when ``a`` and ``b`` show the same dice: as many, each within ``nudge_edges``
+    die edges of one of the other's (one to one) with the same value, or one of the two
+    flagged uncertain."""
     if len(a.dice) != len(b.dice):
         return False
     free = list(b.dice)
@@ -165,7 +212,8 @@ def _nearest_same(die: Die, others: list[Die], nudge_edges: float) -> Die | None
     for other in others:
         d = math.hypot(x - other.region.center[0], y - other.region.center[1])
         limit = nudge_edges * max(die.region.size, other.region.size, 1.0)
-        if other.value == die.value and d <= limit and d < best_d:
+        alike = other.value == die.value or die.uncertain or other.uncertain
+        if alike and d <= limit and d < best_d:
             best, best_d = other, d
     return best
 

@@ -197,6 +197,34 @@ def test_an_empty_tray_is_no_throw(stage, recognizer):
     assert kinds(play(writer, recognizer)) == [EMPTY]
 
 
+def test_a_mark_on_the_floor_read_as_a_die_is_not_one(stage, recognizer):
+    """A speck on the floor that the reader takes for a one once dice are in the tray was
+    there when the tray lay empty: the throws are the thrown dice alone, and the dice
+    lying still when a hand nudged nothing are no new throw because of it."""
+    writer = Writer(stage, np.random.default_rng(4), FPS)
+    writer.hold(1.5)  # the tray empty
+    writer.throw()
+    writer.hold(1.5)
+    writer.throw(keep=1)
+    writer.hold(1.5)
+    mark = writer.spot(writer.dice, gap=2.5)  # on the floor, clear of every die
+
+    def read(frame):
+        reading = recognizer.read(frame)
+        if not reading.dice:
+            return reading
+        speck = _die(1, *mark, size=stage.edge)
+        return Reading(reading.kind, (*reading.dice, speck), reading.frame_size)
+
+    watcher = ThrowWatcher(read, SettleDetector(0.6, occlusion=OcclusionDetector()))
+    events = [(i, e) for i, f in enumerate(writer.frames)
+              if (e := watcher.update(f, i / FPS)) is not None]
+    assert kinds(events)[0] == EMPTY
+    assert_throws_as_written(events, writer)
+    assert all(mark not in [d.region.center for d in e.reading.dice]
+               for _, e in events if e.reading is not None)
+
+
 def _die(value, x, y, size=40.0):
     return Die(DieRegion((x, y), size, 0.0, ((0, 0),) * 4, 0.9), value, 0.9, False)
 
@@ -210,6 +238,20 @@ def test_the_nudge_tolerance_is_half_a_die_edge():
     assert not same_dice(pushed, before)  # 21 px: more than half an edge
     assert not same_dice(turned, before)
     assert not same_dice(Reading("pips", before.dice[:1], (640, 480)), before)
+
+
+def test_a_die_flagged_in_one_reading_is_the_same_die_where_it_lay():
+    """A die read unsure as a four, then unsure as a five, where it lay: no new throw;
+    a die read sure as another value where it lay did turn over."""
+    unsure = Die(DieRegion((100, 100), 40.0, 0.0, ((0, 0),) * 4, 0.9), 4, 0.4, True)
+    before = Reading("pips", (unsure, _die(5, 300, 100)), (640, 480))
+    flipped = Reading("pips", (_die(5, 300, 100), _die(5, 105, 100)), (640, 480))
+    assert same_dice(flipped, before)
+    assert same_dice(before, flipped)
+    sure_before = Reading("pips", (_die(4, 100, 100), _die(5, 300, 100)), (640, 480))
+    assert not same_dice(flipped, sure_before)
+    far = Reading("pips", (_die(5, 300, 100), _die(5, 125, 100)), (640, 480))
+    assert not same_dice(far, before)  # more than half an edge away: thrown again
 
 
 def test_a_new_frame_size_starts_afresh(stage, recognizer):
