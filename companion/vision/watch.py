@@ -12,9 +12,10 @@ compared with the last accepted dice rest:
 - foreground that no die explains (a coaster beside the dice) blocks the rest;
 - the same dice, each within ``nudge_edges`` die edges of where it lay and showing
   the same value (or flagged uncertain in one of the two readings: a die read as a four
-  unsure one time and as a five unsure the next did not turn over), are the same rest: a hand nudged a die, or an occluder left. This
-  tolerance is **0.5 die edges** by default: a die pushed by less than half its edge
-  is the same die; a die thrown again lands further away, or shows another face;
+  unsure one time and as a five unsure the next did not turn over), are the same rest:
+  a hand nudged a die, or an occluder left. This tolerance is **0.5 die edges** by
+  default: a die pushed by less than half its edge is the same die; a die thrown
+  again lands further away, or shows another face;
 - anything else is a new throw.
 
 A die read where the picture is what it was when the tray was last seen empty (the
