@@ -43,6 +43,7 @@ it (``companion.vision.dnn``).
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from collections.abc import Callable
 from pathlib import Path
@@ -63,6 +64,15 @@ ALIGN = 8  # the working image is padded to a multiple of this (the net's coarse
 SIZE_UNIT = 16.0  # the size map holds log(edge / SIZE_UNIT), edge in working pixels
 MAPS = 6  # heat logit, dx, dy, log size, cos 4θ, sin 4θ
 THRESHOLD = 0.35  # peak probability above which a cell's die is reported
+# A working image of more than this many pixels goes through the net in tiles: the net
+# holds every layer's output at once, about 57 bytes per working pixel, so the 1280x960
+# pass of the die size estimate took 70 MB in one piece (bench/bench_pi.py's budget for
+# the whole companion is 150 MB). Tiles are at most this area's core plus the margin.
+TILE_AREA = 640 * 480
+# Working pixels each tile reads beyond its core on every inner side: more than half the
+# net's receptive field (84 working pixels: 4x4/4, then 3x3 convs at strides 8, 8, 8
+# (dilated 2) and 8, then one at 4), so the stitched maps equal the whole image's.
+TILE_MARGIN = 64
 # The working image is never made smaller or larger than this, whatever the die size.
 _LONG_RANGE = (160, 640)
 # Die sizes (working pixels) the net was trained on; outside them a calibrated size
@@ -130,15 +140,14 @@ def to_working(frame: np.ndarray, scale: float) -> np.ndarray:
     return work
 
 
-def to_blob(work: np.ndarray) -> np.ndarray:
+def to_blob(work: np.ndarray, norm: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """The net's input (1, 3, H, W) float32: each channel at zero mean and unit spread.
 
     The spread has a floor so a nearly flat frame (an empty tray in the dark) does not
-    have its noise blown up to full contrast.
+    have its noise blown up to full contrast. ``norm`` (``normalisation`` of a larger
+    image) makes a tile of it come out as it would in the whole image's blob.
     """
-    mean, std = cv2.meanStdDev(work)
-    gain = (1.0 / np.maximum(std.ravel(), 4.0)).astype(np.float32)
-    offset = (mean.ravel() * gain).astype(np.float32)
+    gain, offset = normalisation(work) if norm is None else norm
     # Channel by channel into the planar blob, then scaled in place: a fifth of the time
     # of a float colour transform followed by cv2.dnn.blobFromImage (0.5 against 2.4 ms
     # for 320x320, one thread).
@@ -148,6 +157,14 @@ def to_blob(work: np.ndarray) -> np.ndarray:
     blob *= gain[None, :, None, None]
     blob -= offset[None, :, None, None]
     return blob
+
+
+def normalisation(work: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per channel gain and offset that bring ``work`` to zero mean and unit spread."""
+    mean, std = cv2.meanStdDev(work)
+    gain = (1.0 / np.maximum(std.ravel(), 4.0)).astype(np.float32)
+    offset = (mean.ravel() * gain).astype(np.float32)
+    return gain, offset
 
 
 def frame_to_cell(x: float, y: float, scale: float) -> tuple[float, float]:
@@ -214,6 +231,13 @@ def decode(maps: np.ndarray, scale: float, threshold: float = THRESHOLD) -> list
 
 
 @functools.lru_cache(maxsize=8)
+def _cuts(length: int, parts: int) -> list[int]:
+    """Where ``parts`` tiles of about equal size along ``length`` working pixels start
+    and end, on the ``ALIGN`` grid (the last ends at ``length``, itself on the grid)."""
+    step = math.ceil(length / parts / ALIGN) * ALIGN
+    return sorted({*range(0, length, step), length})
+
+
 def _tray_mask(profile: TrayProfile, height: int, width: int) -> np.ndarray:
     # The same frame size comes again and again: draw each tray polygon once.
     return profile.valid_mask((height, width))
@@ -255,21 +279,56 @@ class DieSpotter:
         if scale is None:
             scale = working_scale(w, h, die_size)
         work = to_working(frame, scale)
-        self._net.setInput(to_blob(work))
         try:
-            out = np.asarray(self._net.forward(), np.float32)
+            return self._tiled(work), scale
         except cv2.error as exc:
             raise SpotterError(
                 f"the spotter model {self.path} failed on a {w}x{h} frame ({exc.msg.strip()});"
                 f" restore models/{self.path.name} or train it again"
             ) from None
-        cells = (work.shape[0] // STRIDE, work.shape[1] // STRIDE)
+
+    def _tiled(self, work: np.ndarray) -> np.ndarray:
+        """The net's maps of a working image (``to_working``: sides multiples of
+        ``ALIGN``), run in one piece up to ``TILE_AREA`` working pixels and in tiles above.
+
+        Every tile is normalised as the whole image is (``to_blob``); each tile reads
+        ``TILE_MARGIN`` beyond its core and only its core's cells are kept, so the maps
+        come out as the whole image's would (tests/vision/test_spot.py).
+        """
+        height, width = work.shape[:2]
+        if height * width <= TILE_AREA:
+            return self._forward(to_blob(work))
+        norm = normalisation(work)
+        # As few tiles as keep each core within TILE_AREA, cut on the ALIGN grid.
+        rows = cols = 1
+        while math.ceil(height / rows) * math.ceil(width / cols) > TILE_AREA:
+            rows, cols = (rows + 1, cols) if height / rows >= width / cols else (rows, cols + 1)
+        ys = _cuts(height, rows)
+        xs = _cuts(width, cols)
+        maps = np.empty((MAPS, height // STRIDE, width // STRIDE), np.float32)
+        for y0, y1 in itertools.pairwise(ys):
+            for x0, x1 in itertools.pairwise(xs):
+                ya, yb = max(0, y0 - TILE_MARGIN), min(height, y1 + TILE_MARGIN)
+                xa, xb = max(0, x0 - TILE_MARGIN), min(width, x1 + TILE_MARGIN)
+                part = self._forward(to_blob(work[ya:yb, xa:xb], norm))
+                maps[:, y0 // STRIDE:y1 // STRIDE, x0 // STRIDE:x1 // STRIDE] = part[
+                    :,
+                    (y0 - ya) // STRIDE:(y1 - ya) // STRIDE,
+                    (x0 - xa) // STRIDE:(x1 - xa) // STRIDE,
+                ]
+        return maps
+
+    def _forward(self, blob: np.ndarray) -> np.ndarray:
+        """The net's maps (``MAPS``, H / ``STRIDE``, W / ``STRIDE``) of one blob."""
+        self._net.setInput(blob)
+        out = np.asarray(self._net.forward(), np.float32)
+        cells = (blob.shape[2] // STRIDE, blob.shape[3] // STRIDE)
         if out.ndim != 4 or out.shape[:2] != (1, MAPS) or out.shape[2:] != cells:
             raise SpotterError(
                 f"spotter model {self.path} gives maps of shape {out.shape}, expected"
                 f" (1, {MAPS}, {cells[0]}, {cells[1]}); it was not made by tools/train_spotter.py"
             )
-        return out[0], scale
+        return out[0]
 
     def spot(self, frame: np.ndarray, profile: TrayProfile | None = None) -> list[DieRegion]:
         """Every die of a BGR frame as a ``DieRegion`` (top face), surest first.

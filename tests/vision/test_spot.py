@@ -15,9 +15,13 @@ from companion.vision.spot import (
     ALIGN,
     DEFAULT_MODEL,
     MAPS,
+    PIP_MODEL,
     SIZE_UNIT,
+    TILE_MARGIN,
     BockSpotter,
+    PipSpotter,
     SpotterError,
+    _cuts,
     cell_to_frame,
     decode,
     frame_to_cell,
@@ -305,3 +309,39 @@ def test_the_recognizer_uses_the_spotter_or_the_classical_finder_on_request(spot
     assert right == 10
     with pytest.raises(VisionError, match="unknown die finder"):
         BockRecognizer(finder="yolo")
+
+
+@pytest.mark.parametrize("kind", ["pips", "bock"])
+def test_a_large_working_image_is_run_in_tiles_that_give_the_whole_images_maps(
+    kind, monkeypatch
+):
+    # The die size estimate runs the spotter on a 1280x960 frame at full size; in one
+    # piece the net's layers took 70 MB (bench/bench_pi.py's budget is 150 MB for all).
+    model = PIP_MODEL if kind == "pips" else DEFAULT_MODEL
+    if not model.is_file():
+        pytest.skip(f"no spotter model at {model}")
+    net = PipSpotter() if kind == "pips" else BockSpotter()
+    throw = render_throw(81, 10, kind=kind, size=(1280, 960))
+    runs = []
+    forward = net._forward
+    monkeypatch.setattr(net, "_forward", lambda blob: runs.append(blob.shape) or forward(blob))
+    tiled, _ = net.maps(throw.image, scale=1.0)
+    assert len(runs) == 4
+    assert all(h * w <= (480 + TILE_MARGIN) * (640 + TILE_MARGIN) for *_, h, w in runs)
+    runs.clear()
+    monkeypatch.setattr("companion.vision.spot.TILE_AREA", 1280 * 960)
+    whole, _ = net.maps(throw.image, scale=1.0)
+    assert runs == [(1, 3, 960, 1280)]
+    assert tiled.shape == whole.shape == (MAPS, 240, 320)
+    np.testing.assert_allclose(tiled, whole, atol=1e-4)
+    assert decode(tiled, 1.0) == decode(whole, 1.0) != []
+
+
+def test_tiles_are_cut_on_the_grid_and_cover_the_image():
+    assert _cuts(960, 2) == [0, 480, 960]
+    assert _cuts(1000, 3) == [0, 336, 672, 1000]
+    assert _cuts(64, 1) == [0, 64]
+    for length, parts in ((1280, 2), (968, 3), (2032, 4)):
+        cuts = _cuts(length, parts)
+        assert cuts[0] == 0 and cuts[-1] == length and len(cuts) == parts + 1
+        assert all(c % ALIGN == 0 for c in cuts)
