@@ -46,6 +46,7 @@ class PipGuess:
     confidence: float
     uncertain: bool
     center: tuple[float, float]  # centre of the top face in frame pixels
+    probs: tuple[float, ...] = ()  # the net's probability of each of ``CLASSES``
 
 
 def crop_die(
@@ -209,6 +210,7 @@ class PipNet:
                     confidence=round(confidence, 3),
                     uncertain=confidence < self.sure,
                     center=(float(fx), float(fy)),
+                    probs=tuple(float(v) for v in p),
                 )
             )
         return guesses

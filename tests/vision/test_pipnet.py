@@ -16,6 +16,7 @@ from companion.vision.pipnet import (
     DEFAULT_MODEL,
     INPUT,
     SPAN,
+    PipGuess,
     PipNet,
     crop_die,
     load_pipnet,
@@ -23,7 +24,7 @@ from companion.vision.pipnet import (
     unview_offsets,
     view_of,
 )
-from companion.vision.pipread import LOOK_AGAIN_VIEWS
+from companion.vision.pipread import LOOK_AGAIN_VIEWS, REFOCUS, read_with_net
 from companion.vision.recognizer import PipRecognizer
 from companion.vision.types import DieRegion, VisionError
 
@@ -320,3 +321,42 @@ def test_real_photo_sample_end_to_end(tmp_path):
     assert figures["images"] == 20
     assert figures["die_accuracy"] >= 0.92
     assert figures["extra_dice"] <= 0.04 * figures["labelled_dice"]
+
+
+class _SideFaceNet(PipNet):
+    """The real net's class, scripted: a crop of more than ``tight`` pixels takes in a
+    side face and reads 5 or 4 at 0.45/0.40; a tighter one reads 4 at 0.9. A region
+    centred at x = 500 is a die the net is sure of at any size."""
+
+    def __init__(self, tight: float) -> None:
+        super().__init__()
+        self.tight = tight
+
+    def read(self, frame, regions, views=1):
+        out = []
+        for r in regions:
+            if r.center[0] == 500:
+                probs = (0, 0, 0.95, 0.05, 0, 0, 0)
+            elif r.size > self.tight:
+                probs = (0, 0, 0, 0.40, 0.45, 0, 0.15)
+            else:
+                probs = (0, 0, 0, 0.90, 0.05, 0, 0.05)
+            k = int(np.argmax(probs))
+            out.append(
+                PipGuess(CLASSES[k], probs[k], probs[k] < self.sure, r.center, probs)
+            )
+        return out
+
+
+def test_a_flagged_die_is_proposed_with_the_value_its_top_face_alone_shows():
+    frame = np.full((400, 640, 3), 128, np.uint8)
+    regions = [_region(200, 200, 40.0), _region(500, 200, 40.0)]
+    # Read at 40 px the first die shows a side pip (5 at 0.45); at REFOCUS x 40 = 32 px
+    # its top face alone (4 at 0.9). Averaged: 4 at 0.65, so 4 is proposed -- with its
+    # flag and its first confidence: the second look never makes a die sure.
+    flagged, sure = read_with_net(_SideFaceNet(tight=40 * REFOCUS), frame, regions)
+    assert (flagged.value, flagged.uncertain, flagged.confidence) == (4, True, 0.45)
+    assert (sure.value, sure.uncertain, sure.confidence) == (3, False, 0.95)
+    # A net that reads the side face at every size keeps the first value.
+    flagged, _ = read_with_net(_SideFaceNet(tight=10.0), frame, regions)
+    assert (flagged.value, flagged.uncertain) == (5, True)
