@@ -334,7 +334,14 @@ def test_a_large_working_image_is_run_in_tiles_that_give_the_whole_images_maps(
     assert runs == [(1, 3, 960, 1280)]
     assert tiled.shape == whole.shape == (MAPS, 240, 320)
     np.testing.assert_allclose(tiled, whole, atol=1e-4)
-    assert decode(tiled, 1.0) == decode(whole, 1.0) != []
+    # The same dice (on OpenCV 4.x a tile's convolutions may round differently in the
+    # last bits, so positions are compared to a thousandth of a pixel).
+    a, b = decode(tiled, 1.0), decode(whole, 1.0)
+    assert a and len(a) == len(b)
+    for x, y in zip(a, b, strict=True):
+        assert x.center == pytest.approx(y.center, abs=1e-3)
+        assert x.size == pytest.approx(y.size, abs=1e-3)
+        assert x.confidence == pytest.approx(y.confidence, abs=1e-3)
 
 
 def test_tiles_are_cut_on_the_grid_and_cover_the_image():
