@@ -1,17 +1,23 @@
-"""Choose when the pip recogniser flags a die, on data the nets were not trained on.
+"""Choose when the pip recogniser flags a die, on the validation photos of tray-a.
 
-A die read wrong and not flagged is a wrong score nobody notices; a flagged die costs the
-scorekeeper one tap. This script reads every die of the *validation* photos of tray-a
-(``companion.evaluation.PHOTO_SPLITS``: the nets never trained on them, and the
-hold-out is never read here) as bare photos and as whole camera frames of the six set-ups
-of ``companion.synth.scene`` (composed on the fly, each calibrated from its tray's
-corners), through the recogniser's own path (``PipRecognizer.candidates``): the tray
-straightened (or found, for the bare photos), spotter, pip net (one view, four views
-where it is unsure), pip counter. Then, for each candidate rule
-(``FLAG_BELOW`` x ``COUNTER_FLOOR``, see ``companion.vision.pipread``) it prints the
-share of labelled dice read right, read wrong but not flagged (``sure_wrong``) and
-flagged, and names the rule with the fewest flags among those keeping ``sure_wrong`` at
-or under ``--budget`` (default 0.3 %, the issue's bar).
+A die read wrong and not flagged is a wrong score nobody notices; a flagged die costs
+the scorekeeper one tap. This script reads every die of the *validation* photos of
+tray-a (``companion.evaluation.PHOTO_SPLITS``; the hold-out is never read here) as bare
+photos and as whole camera frames of the six set-ups of ``companion.synth.scene``
+(composed on the fly, each calibrated from its tray's corners), through the recogniser's
+own path (``PipRecognizer.candidates``): the tray straightened (or found, for the bare
+photos), spotter, pip net (one view, four views where it is unsure), pip counter. Then,
+for each candidate rule (``FLAG_BELOW`` x ``COUNTER_FLOOR``, see
+``companion.vision.pipread``) it prints the share of labelled dice read right, read
+wrong but not flagged (``sure_wrong``) and flagged, and names the rule with the fewest
+flags among those keeping ``sure_wrong`` at or under ``--budget`` (default 0.3 %, the
+issue's bar).
+
+The spotter never trained on the validation photos, but the pip net that ships did
+(``train_pipnet.py --split train+validation``, ``models/pipnet.json``): on them it is
+surer than on photos it never saw, so a rule chosen here with that net is chosen on
+trained-on data. Choose the rule with a net trained on ``--split train`` (or on photos of
+another tray) for a threshold calibrated on unseen dice.
 
     .venv/bin/python tools/tune_flag.py [--photos DIR] [--json OUT]
 """
