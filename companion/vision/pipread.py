@@ -106,25 +106,15 @@ def _refocused(net: PipNet, frame: np.ndarray, dice: list[Die]) -> list[Die]:
     second = net.read(frame, near, views=LOOK_AGAIN_VIEWS)
     out = list(dice)
     for i, a, b in zip(flagged, first, second, strict=True):
-        value = _averaged(a, b, net.sure).value
+        value = _likeliest(a, b)
         if value is not None:
             out[i] = replace(dice[i], value=value)
     return out
 
 
-def _averaged(first: PipGuess, second: PipGuess, sure: float) -> PipGuess:
-    """One guess from two looks at a die: their probabilities averaged; the top face
-    where the first look put it."""
-    probs = (np.asarray(first.probs) + np.asarray(second.probs)) / 2.0
-    k = int(np.argmax(probs))
-    confidence = float(probs[k])
-    return PipGuess(
-        value=CLASSES[k],
-        confidence=round(confidence, 3),
-        uncertain=confidence < sure,
-        center=first.center,
-        probs=tuple(float(v) for v in probs),
-    )
+def _likeliest(first: PipGuess, second: PipGuess) -> int | None:
+    """The value two looks at a die make most likely: their probabilities averaged."""
+    return CLASSES[int(np.argmax(np.add(first.probs, second.probs)))]
 
 
 def count_pips(frame: np.ndarray, regions: list[DieRegion]) -> list[Die]:

@@ -230,7 +230,6 @@ def decode(maps: np.ndarray, scale: float, threshold: float = THRESHOLD) -> list
     return out
 
 
-@functools.lru_cache(maxsize=8)
 def _cuts(length: int, parts: int) -> list[int]:
     """Where ``parts`` tiles of about equal size along ``length`` working pixels start
     and end, on the ``ALIGN`` grid (the last ends at ``length``, itself on the grid)."""
@@ -238,6 +237,7 @@ def _cuts(length: int, parts: int) -> list[int]:
     return sorted({*range(0, length, step), length})
 
 
+@functools.lru_cache(maxsize=8)
 def _tray_mask(profile: TrayProfile, height: int, width: int) -> np.ndarray:
     # The same frame size comes again and again: draw each tray polygon once.
     return profile.valid_mask((height, width))
