@@ -61,7 +61,16 @@ class Placed:
 
 
 def _cut_sprite(image: np.ndarray, cx: float, cy: float, size: float, edge: float,
-                value: int) -> Sprite | None:
+                value: int,
+                others: tuple[tuple[float, float, float, float], ...] = ()) -> Sprite | None:
+    """The die at (cx, cy), ``size`` pixels across, as a round sprite ``edge`` across.
+
+    ``others`` are the boxes (centre x, y, width, height) of the other dice of the same
+    picture: where one reaches into the sprite's round mask, outside this die's own box,
+    the sprite is transparent, so no piece of a neighbour comes along with the die (a
+    half die beside it is nothing a camera ever sees, and blocked its rests as
+    "something in the tray").
+    """
     half = size * 0.72
     x0, y0 = int(round(cx - half)), int(round(cy - half))
     x1, y1 = int(round(cx + half)), int(round(cy + half))
@@ -75,8 +84,30 @@ def _cut_sprite(image: np.ndarray, cx: float, cy: float, size: float, edge: floa
     r = side / 1.44 * 0.7
     c = side / 2
     cv2.circle(alpha, (int(c), int(c)), int(r), 1.0, -1)
+    scale = side / (x1 - x0)
+    if others:
+        neighbours = np.zeros((side, side), np.uint8)
+        for ox, oy, ow, oh in others:
+            _fill_box(neighbours, ((ox - x0) * scale, (oy - y0) * scale),
+                      (NEIGHBOUR_MARGIN * ow * scale, NEIGHBOUR_MARGIN * oh * scale), 1)
+        _fill_box(neighbours, ((cx - x0) * scale, (cy - y0) * scale),
+                  (size * scale, size * scale), 0)
+        alpha[neighbours > 0] = 0.0
     alpha = cv2.GaussianBlur(alpha, (0, 0), max(1.0, side * 0.06))[:, :, None]
     return Sprite(patch, alpha, value)
+
+
+# A neighbour's box is kept out of a sprite this many times its size (its shadow, and
+# the labels' boxes are drawn tight).
+NEIGHBOUR_MARGIN = 1.2
+
+
+def _fill_box(mask: np.ndarray, centre: tuple[float, float], size: tuple[float, float],
+              value: int) -> None:
+    """Set the axis-aligned box of ``size`` (w, h) around ``centre`` in ``mask``."""
+    (x, y), (bw, bh) = centre, size
+    cv2.rectangle(mask, (int(round(x - bw / 2)), int(round(y - bh / 2))),
+                  (int(round(x + bw / 2)), int(round(y + bh / 2))), value, -1)
 
 
 def tray_a_stage(
@@ -114,6 +145,9 @@ def tray_a_stage(
                 sizes.append(max(bw, bh) * w)
     edge = float(np.median(sizes)) * 0.92
     cache: dict[Path, np.ndarray] = {}
+    boxes: dict[Path, list[tuple[float, float, float, float]]] = {}
+    for path, _, x, y, bw, bh in rows:
+        boxes.setdefault(path, []).append((x, y, bw, bh))
     for path, value, x, y, bw, bh in rows:
         image = cache.get(path)
         if image is None:
@@ -122,7 +156,9 @@ def tray_a_stage(
                 raise FileNotFoundError(f"cannot read the photo {path}")
             cache[path] = image
         ih, iw = image.shape[:2]
-        sprite = _cut_sprite(image, x * iw, y * ih, max(bw * iw, bh * ih), edge, value)
+        others = tuple((ox * iw, oy * ih, ow * iw, oh * ih)
+                       for ox, oy, ow, oh in boxes[path] if (ox, oy, ow, oh) != (x, y, bw, bh))
+        sprite = _cut_sprite(image, x * iw, y * ih, max(bw * iw, bh * ih), edge, value, others)
         if sprite is not None:
             sprites[value].append(sprite)
     x0, y0, x1, y1 = area

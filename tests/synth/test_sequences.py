@@ -46,3 +46,26 @@ def test_kept_dice_stay_where_they_lay(stage):
     writer.throw(keep=2)
     after = [(d.x, d.y, d.value) for d in writer.dice]
     assert len(set(before) & set(after)) == 2
+
+
+def test_a_die_sprite_takes_no_piece_of_the_die_beside_it():
+    from companion.synth.stage import _cut_sprite
+
+    # A white die (box 40 px) with a black die touching it on the right, on a grey floor.
+    image = np.full((200, 240, 3), 128, np.uint8)
+    image[80:120, 80:120] = 250
+    image[78:122, 121:165] = 10
+    own, other = (100.0, 100.0, 40.0), (143.0, 100.0, 44.0, 44.0)
+
+    def dark_share(sprite):
+        seen = sprite.alpha[:, :, 0] > 0.5
+        return float((sprite.image[seen].max(axis=1) < 60).mean())
+
+    plain = _cut_sprite(image, *own, 40.0, 3)
+    masked = _cut_sprite(image, *own, 40.0, 3, others=(other,))
+    assert plain is not None and masked is not None
+    assert dark_share(plain) > 0.05  # the round mask reaches into the neighbour
+    assert dark_share(masked) == 0.0
+    # The die itself is all there.
+    centre = slice(masked.alpha.shape[0] // 2 - 12, masked.alpha.shape[0] // 2 + 12)
+    assert masked.alpha[centre, centre].min() > 0.99
