@@ -34,6 +34,7 @@ class Sprite:
     image: np.ndarray  # float32 BGR 0..255
     alpha: np.ndarray  # float32 0..1, (h, w, 1)
     value: int
+    source: str = ""  # where it was cut: "PHOTO.jpg#LINE" (its label's line), or a render
 
 
 @dataclass
@@ -62,7 +63,8 @@ class Placed:
 
 def _cut_sprite(image: np.ndarray, cx: float, cy: float, size: float, edge: float,
                 value: int,
-                others: tuple[tuple[float, float, float, float], ...] = ()) -> Sprite | None:
+                others: tuple[tuple[float, float, float, float], ...] = (),
+                source: str = "") -> Sprite | None:
     """The die at (cx, cy), ``size`` pixels across, as a round sprite ``edge`` across.
 
     ``others`` are the boxes (centre x, y, width, height) of the other dice of the same
@@ -94,7 +96,7 @@ def _cut_sprite(image: np.ndarray, cx: float, cy: float, size: float, edge: floa
                   (size * scale, size * scale), 0)
         alpha[neighbours > 0] = 0.0
     alpha = cv2.GaussianBlur(alpha, (0, 0), max(1.0, side * 0.06))[:, :, None]
-    return Sprite(patch, alpha, value)
+    return Sprite(patch, alpha, value, source)
 
 
 # A neighbour's box is kept out of a sprite this many times its size (its shadow, and
@@ -138,17 +140,17 @@ def tray_a_stage(
         label = photos / "labels" / f"{path.stem}.txt"
         if not label.is_file():
             continue
-        for line in label.read_text().split("\n"):
+        for number, line in enumerate(label.read_text().split("\n"), start=1):
             if line.strip():
                 c, x, y, bw, bh = (float(v) for v in line.split())
-                rows.append((path, int(c) + 1, x, y, bw, bh))
+                rows.append((path, int(c) + 1, x, y, bw, bh, f"{path.name}#{number}"))
                 sizes.append(max(bw, bh) * w)
     edge = float(np.median(sizes)) * 0.92
     cache: dict[Path, np.ndarray] = {}
     boxes: dict[Path, list[tuple[float, float, float, float]]] = {}
-    for path, _, x, y, bw, bh in rows:
+    for path, _, x, y, bw, bh, _ in rows:
         boxes.setdefault(path, []).append((x, y, bw, bh))
-    for path, value, x, y, bw, bh in rows:
+    for path, value, x, y, bw, bh, source in rows:
         image = cache.get(path)
         if image is None:
             image = cv2.imread(str(path), cv2.IMREAD_COLOR)
@@ -158,7 +160,8 @@ def tray_a_stage(
         ih, iw = image.shape[:2]
         others = tuple((ox * iw, oy * ih, ow * iw, oh * ih)
                        for ox, oy, ow, oh in boxes[path] if (ox, oy, ow, oh) != (x, y, bw, bh))
-        sprite = _cut_sprite(image, x * iw, y * ih, max(bw * iw, bh * ih), edge, value, others)
+        sprite = _cut_sprite(image, x * iw, y * ih, max(bw * iw, bh * ih), edge, value, others,
+                             source)
         if sprite is not None:
             sprites[value].append(sprite)
     x0, y0, x1, y1 = area
@@ -173,12 +176,11 @@ def render_stage(seed: int, size: tuple[int, int] = (640, 480)) -> Stage:
         shot = render_throw(seed, 3, size=size, faces=faces, jpeg_quality=95)
         if first is None:
             first = shot
-        for die in shot.dice:
+        for j, die in enumerate(shot.dice):
             sprite = _cut_sprite(shot.image, die.center[0], die.center[1], die.size * 1.2,
-                                 die.size, int(die.value))
+                                 die.size, int(die.value), source=f"render {seed}/{k}/{j}")
             if sprite is not None:
                 sprites[int(die.value)].append(sprite)
-        del k
     assert first is not None
     h, w = first.image.shape[:2]
     hole = np.zeros((h, w), np.uint8)

@@ -164,7 +164,8 @@ class Writer:
         self.dice = new
         self.expected.append({"frame": len(self.frames), "values": self.values()})
         self.events.append({"event": "throw", "start": start, "frame": len(self.frames),
-                            "keep": keep, "values": self.values(), "quick": quick})
+                            "keep": keep, "values": self.values(), "sources": self.sources(),
+                            "quick": quick})
 
     def hidden(self, hold_seconds: float = 3.0, stay: bool = False,
                colour: tuple[int, int, int] | None = None) -> None:
@@ -223,7 +224,8 @@ class Writer:
         self._hand_path(look, centre, entry, 3, back=True)
         self.expected.append({"frame": len(self.frames), "values": self.values()})
         self.events.append({"event": "hidden", "start": start, "covered": cover_frame,
-                            "frame": len(self.frames), "values": self.values()})
+                            "frame": len(self.frames), "values": self.values(),
+                            "sources": self.sources()})
 
     def lift(self) -> None:
         """Lift the cup left standing by ``hidden(stay=True)``: its dice are shown."""
@@ -243,7 +245,7 @@ class Writer:
         self._hand_path(look, centre, entry, 3, back=True)
         self.expected.append({"frame": len(self.frames), "values": self.values()})
         self.events.append({"event": "lift", "start": start, "frame": len(self.frames),
-                            "values": self.values()})
+                            "values": self.values(), "sources": self.sources()})
 
     def take(self) -> None:
         """A hand takes the dice out of the tray (a cup left standing stays)."""
@@ -405,6 +407,11 @@ class Writer:
 
     def values(self) -> list[int]:
         return sorted(d.value for d in self.dice)
+
+    def sources(self) -> list[str]:
+        """Where each die in the tray was cut from (``Sprite.source``), in ``values``'
+        order: a reading gone wrong can be traced to its photo and label line."""
+        return [d.sprite.source for d in sorted(self.dice, key=lambda d: d.value)]
 
     def write(self, folder: Path, quality: int = 85, turns: list[dict] | None = None) -> None:
         """Store the sequence: frames/, sequence.json, expected.json, script.json."""

@@ -69,3 +69,16 @@ def test_a_die_sprite_takes_no_piece_of_the_die_beside_it():
     # The die itself is all there.
     centre = slice(masked.alpha.shape[0] // 2 - 12, masked.alpha.shape[0] // 2 + 12)
     assert masked.alpha[centre, centre].min() > 0.99
+
+
+def test_the_script_says_where_each_thrown_die_was_cut_from(tmp_path, stage):
+    writer, turns = evening(stage, seed=4, players=2, rounds=1, fps=10.0)
+    writer.write(tmp_path / "s", quality=60, turns=turns)
+    events = json.loads((tmp_path / "s" / "script.json").read_text())["events"]
+    throws = [e for e in events if "values" in e and "frame" in e]
+    assert throws
+    sources = {id(s): s.source for pool in stage.sprites.values() for s in pool}
+    by_source = {s.source: s.value for pool in stage.sprites.values() for s in pool}
+    assert len(by_source) == len(sources)  # every sprite has a name of its own
+    for event in throws:
+        assert [by_source[name] for name in event["sources"]] == event["values"]
