@@ -52,9 +52,18 @@ sys.path.insert(0, str(ROOT))  # the script runs from a venv that need not insta
 from companion.evaluation import LabelledDie, evaluate, match, read_labels  # noqa: E402
 from companion.evaluation import photo_split as evaluation_split  # noqa: E402
 from companion.synth.render import render_throw  # noqa: E402
-from companion.synth.scene import read_whole, straightened  # noqa: E402
+from companion.synth.scene import SURROUNDS, read_whole, straightened, surround  # noqa: E402
 from companion.vision.detect import FinderOptions, find_dice  # noqa: E402
-from companion.vision.pipnet import CLASSES, INPUT, SPAN, PipNet, crop_die, to_blob  # noqa: E402
+from companion.vision.pipnet import (  # noqa: E402
+    CLASSES,
+    DEFAULT_MODEL,
+    INPUT,
+    SPAN,
+    PipGuess,
+    PipNet,
+    crop_die,
+    to_blob,
+)
 from companion.vision.recognizer import PIP_WORK_SIDE, VIEW_SCALE, PipRecognizer  # noqa: E402
 from companion.vision.rectify import CANON_DIE  # noqa: E402
 from companion.vision.spot import PIP_MODEL, PipSpotter  # noqa: E402
@@ -83,6 +92,11 @@ class Sample:
 
 # "Not a die" samples kept from each whole camera frame (``collect``'s ``wholes``).
 NOT_A_DIE_PER_WHOLE = 30
+# Frames of a table alone (``empty_samples``): the frame sizes of the camera set-ups the
+# recogniser is built for, and how many of the regions the net read as no die are kept
+# from each (all it read as a die are kept).
+EMPTY_SIZES = ((1280, 960), (1640, 1232), (1920, 1080), (2028, 1520))
+EMPTY_KEEP_OTHERS = 10
 
 
 def _patch(
@@ -162,6 +176,97 @@ def _add_regions(
                     patch, centre, r.size, r.angle, lab.value - 1, (lab.x + sx, lab.y + sy), False
                 )
             )
+
+
+class _AskedNet(PipNet):
+    """The pip net, noting every region the recogniser asks it to read and in what image."""
+
+    def __init__(self, path: Path | str) -> None:
+        super().__init__(path)
+        self.asked: list[tuple[np.ndarray, DieRegion, bool]] = []
+
+    def read(
+        self, frame: np.ndarray, regions: Sequence[DieRegion], views: int = 1
+    ) -> list[PipGuess]:
+        guesses = super().read(frame, regions, views)
+        for r, g in zip(regions, guesses, strict=True):
+            self.asked.append((frame, r, g.value is not None))
+        return guesses
+
+
+def empty_samples(
+    count: int, seed: int, net_path: Path, spotter: PipSpotter | None
+) -> tuple[list[Sample], dict[str, int]]:
+    """"Not a die" samples from ``count`` frames of a table alone, no tray and no die.
+
+    Each frame (a wooden table, a cloth or the bar's clutter of
+    ``companion.synth.scene.surround``, at a camera's frame size, its things sized for
+    dice of 20-120 pixels) is read by the recogniser that ships, looking for a tray and
+    reading the frame whole, with the net at ``net_path``; every region the recogniser
+    asks the net about is no die, in the image and at the scale it was asked. That takes
+    in the scale the recogniser guessed from the clutter itself: with no die in sight a
+    glass's highlight or a bottle cap on the dark bar, seen as the one pip of a large
+    black die, set the die size, and the caps read as sure ones
+    (``tests/vision/test_rectify.py``). The regions the net read as dice are all kept;
+    of the others, ``EMPTY_KEEP_OTHERS`` per frame.
+    """
+    rng = np.random.default_rng(seed)
+    out: list[Sample] = []
+    counts = {"not_a_die": 0, "misread": 0}
+    for k in range(count):
+        kind = SURROUNDS[k % len(SURROUNDS)]
+        size = EMPTY_SIZES[int(rng.integers(len(EMPTY_SIZES)))]
+        frame = surround(kind, size, rng, float(rng.uniform(20, 120)))
+        net = _AskedNet(net_path)
+        for look in (True, False):
+            PipRecognizer(pipnet=net, spotter=spotter, look_for_tray=look).read(frame)
+        misread: list[tuple[np.ndarray, DieRegion]] = []
+        others: list[tuple[np.ndarray, DieRegion]] = []
+        for image, r, as_die in net.asked:
+            near = misread if as_die else others
+            if not any(
+                im is image and math.dist(q.center, r.center) < 0.2 * q.size
+                and abs(q.size / r.size - 1) < 0.2
+                for im, q in misread + others
+            ):
+                near.append((image, r))
+        picked = [int(i) for i in rng.permutation(len(others))[:EMPTY_KEEP_OTHERS]]
+        for image, r in misread + [others[i] for i in picked]:
+            patch, sx, sy = _patch(image, r.center, r.size)
+            centre = (r.center[0] + sx, r.center[1] + sy)
+            out.append(Sample(patch, centre, r.size, r.angle, NOT_A_DIE, centre, False))
+        counts["misread"] += len(misread)
+        counts["not_a_die"] += len(misread) + len(picked)
+    return out, counts
+
+
+def load_weights(model: PipCNN, path: Path) -> None:
+    """Set ``model``'s weights from a net this script exported (``export_onnx``).
+
+    The export folded each batch norm into its convolution, so the batch norms are
+    replaced by identities and the convolutions take the folded weights: the model then
+    computes what the exported net computes, and training goes on from there.
+    """
+    import onnx
+
+    graph = onnx.load(str(path)).graph
+    weights = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
+    layers = [n for n in graph.node if n.op_type in ("Conv", "Gemm")]
+    mine = [m for m in list(model.features) + list(model.head)
+            if isinstance(m, nn.Conv2d | nn.Linear)]
+    if len(layers) != len(mine):
+        raise SystemExit(f"{path} has {len(layers)} weighted layers, this net {len(mine)}")
+    for node, module in zip(layers, mine, strict=True):
+        w, b = weights[node.input[1]], weights[node.input[2]]
+        if tuple(w.shape) != tuple(module.weight.shape):
+            raise SystemExit(f"{path}: a layer of shape {w.shape}, this net's is "
+                             f"{tuple(module.weight.shape)}; pass the same --widths/--hidden")
+        with torch.no_grad():
+            module.weight.copy_(torch.from_numpy(w.copy()))
+            module.bias.copy_(torch.from_numpy(b.copy()))
+    model.features = nn.Sequential(
+        *(nn.Identity() if isinstance(m, nn.BatchNorm2d) else m for m in model.features)
+    )
 
 
 # Which photos a split trains on and which it measures after training. ``train`` and
@@ -393,8 +498,8 @@ def export_onnx(model: PipCNN, path: Path) -> None:
     layers = list(model.features) + list(model.head)
     for k, layer in enumerate(layers):
         out = f"t{k}"
-        if isinstance(layer, nn.BatchNorm2d):
-            continue  # folded into the conv before it
+        if isinstance(layer, nn.BatchNorm2d | nn.Identity):
+            continue  # folded into the conv before it (or already, by ``load_weights``)
         if isinstance(layer, nn.Conv2d):
             w, b = f"w{k}", f"b{k}"
             after = layers[k + 1] if k + 1 < len(layers) else None
@@ -451,15 +556,23 @@ def train(
     widths: tuple[int, ...],
     hidden: int = 96,
     channels: int = 3,
+    init: Path | None = None,
+    max_lr: float = 3e-3,
 ) -> tuple[PipCNN, list[dict]]:
-    """Train the net on fresh variations of ``samples`` each epoch; returns it and a log."""
+    """Train the net on fresh variations of ``samples`` each epoch; returns it and a log.
+
+    With ``init`` (a net this script exported) training starts from its weights
+    (``load_weights``) instead of from random ones.
+    """
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     model = PipCNN(widths, hidden, channels)
-    optimiser = torch.optim.Adam(model.parameters(), lr=2e-3, weight_decay=1e-4)
+    if init is not None:
+        load_weights(model, init)
+    optimiser = torch.optim.Adam(model.parameters(), lr=max_lr, weight_decay=1e-4)
     batch = 128
     steps = epochs * math.ceil(len(samples) / batch)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=steps)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=max_lr, total_steps=steps)
     ce = nn.CrossEntropyLoss(label_smoothing=0.05)
     log = []
     for epoch in range(epochs):
@@ -581,6 +694,18 @@ def main(argv: list[str] | None = None) -> int:
         help="whole camera frames of each training photo to add, table and all (random"
         " set-ups, scaled as an uncalibrated frame is read)",
     )
+    parser.add_argument(
+        "--empties",
+        type=int,
+        default=0,
+        help="frames of a table alone (no tray, no die) whose regions are 'not a die'"
+        " (empty_samples)",
+    )
+    parser.add_argument(
+        "--init-from",
+        help="a pip net this script exported: go on training it instead of starting afresh",
+    )
+    parser.add_argument("--max-lr", type=float, default=3e-3, help="peak learning rate")
     parser.add_argument("--epochs", type=int, default=60)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument(
@@ -635,6 +760,11 @@ def main(argv: list[str] | None = None) -> int:
     samples, counts = collect(
         photos, train_images, args.rendered, args.seed, spotter, args.views, args.wholes
     )
+    if args.empties:
+        empty_net = Path(args.init_from) if args.init_from else DEFAULT_MODEL
+        more, n = empty_samples(args.empties, args.seed + 3, empty_net, spotter)
+        samples += more
+        counts |= {f"empty_{key}": value for key, value in n.items()}
     t1 = time.perf_counter()
     print(f"{len(samples)} samples in {t1 - t0:.0f} s: {counts}", flush=True)
     photo = [s for s in samples if s.photo]
@@ -642,6 +772,8 @@ def main(argv: list[str] | None = None) -> int:
         samples + photo * (args.photo_weight - 1), args.epochs, args.seed, args.widths,
         args.hidden,
         args.channels,
+        Path(args.init_from) if args.init_from else None,
+        args.max_lr,
     )
     t2 = time.perf_counter()
     export_onnx(model, out)
@@ -688,12 +820,15 @@ def main(argv: list[str] | None = None) -> int:
             "rendered_throws": args.rendered,
             "straightened_views_per_photo": args.views,
             "whole_frames_per_photo": args.wholes,
+            "table_alone_frames": args.empties,
             "photo_weight": args.photo_weight,
             "regions": "the classical finder's at the recogniser's working side"
             + (f" and the spotter's ({Path(args.spotter).name})" if spotter else ""),
             "samples": counts,
         },
         "epochs": args.epochs,
+        "max_lr": args.max_lr,
+        **({"went_on_from": args.init_from} if args.init_from else {}),
         "train_seconds": round(t2 - t0, 1),
         "train_log_last": log[-1],
         "export_drift": drift,

@@ -1,0 +1,80 @@
+"""Count the phantom dice the pip recogniser reads in frames of a table alone.
+
+A camera knocked aside, or set up before the tray is put down, shows a wooden table, a
+cloth or the bar with its coasters, glasses, phones and bottle caps, and no die. Every
+die read in such a frame is a phantom: a sure one becomes a throw nobody made. This
+script draws such frames (``companion.synth.scene.surround``, one seed per frame, each
+at a camera frame size of the set-ups the recogniser is built for, its things sized for
+dice of 20-120 pixels) and reads each the two ways a recogniser without a profile reads
+(looking for a tray, and reading the frame whole), then prints the frames and the sure
+and flagged phantoms per surround, and one JSON line with all of it.
+
+    .venv/bin/python tools/table_alone.py [--seeds 31:131] [--model M.onnx]
+
+``tools/train_pipnet.py --empties`` trains on such frames drawn from one seeded stream
+(``empty_samples``); the seeds here draw other frames.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from companion.synth.scene import SURROUNDS, surround  # noqa: E402
+from companion.vision.pipnet import PipNet  # noqa: E402
+from companion.vision.recognizer import PipRecognizer  # noqa: E402
+
+SIZES = ((1280, 960), (1640, 1232), (1920, 1080), (2028, 1520))
+
+
+def seeds(text: str) -> range:
+    """``A:B`` as the seeds A to B-1."""
+    try:
+        first, last = (int(part) for part in text.split(":"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"seeds are FIRST:LAST, not {text!r}") from None
+    if last <= first:
+        raise argparse.ArgumentTypeError(f"no seeds in {text!r}")
+    return range(first, last)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=seeds, default=range(31, 131))
+    parser.add_argument("--model", help="pip net to read with (default: models/pipnet.onnx)")
+    args = parser.parse_args(argv)
+    net = PipNet(args.model) if args.model else None
+    figures: dict[str, dict[str, int]] = {}
+    for kind in SURROUNDS:
+        tally = {"frames": 0, "frames_with_a_phantom": 0, "sure": 0, "flagged": 0}
+        for seed in args.seeds:
+            rng = np.random.default_rng(seed)
+            size = SIZES[int(rng.integers(len(SIZES)))]
+            frame = surround(kind, size, rng, float(rng.uniform(20, 120)))
+            seen = 0
+            for look_for_tray in (True, False):
+                reading = PipRecognizer(pipnet=net, look_for_tray=look_for_tray).read(frame)
+                flagged = sum(d.uncertain for d in reading.dice)
+                tally["sure"] += len(reading.dice) - flagged
+                tally["flagged"] += flagged
+                seen += len(reading.dice)
+            tally["frames"] += 1
+            tally["frames_with_a_phantom"] += seen > 0
+        figures[kind] = tally
+        print(f"{kind}: {tally['frames']} frames, {tally['frames_with_a_phantom']} with a"
+              f" phantom; {tally['sure']} sure and {tally['flagged']} flagged phantoms"
+              " (both ways of reading)", flush=True)
+    print(json.dumps({"seeds": f"{args.seeds.start}:{args.seeds.stop}",
+                      "model": args.model or "models/pipnet.onnx", **figures}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
