@@ -174,19 +174,18 @@ def test_nothing_outside_the_tray_is_a_die():
     assert all(d.region.center[0] > 340 for d in found.dice)
 
 
-@pytest.mark.parametrize("kind", [
-    "wood",
-    "cloth",
-    pytest.param("bar", marks=pytest.mark.xfail(
-        strict=True,
-        reason="the pip net reads a few of the bar's rendered caps and coasters as sure"
-        " dice (seed 31: 3 sure, 1 flagged); a known limit, not yet trained away")),
+@pytest.mark.parametrize("kind", ["wood", "cloth", "bar"])
+@pytest.mark.parametrize(("size", "die", "seed"), [
+    ((1280, 960), 40.0, 31), ((1920, 1080), 25.0, 32), ((2028, 1520), 110.0, 33),
 ])
-def test_a_frame_of_table_alone_shows_no_die(kind):
+def test_a_frame_of_table_alone_shows_no_die(kind, size, die, seed):
     # A camera knocked aside, or set up before the tray was put down: the table's grain,
-    # a cloth's checks, the bar's coasters and caps are no dice, whether the recogniser
-    # looks for a tray or reads the frame whole.
-    frame = surround(kind, (1280, 960), np.random.default_rng(31), 40.0)
+    # a cloth's checks, the bar's coasters, glasses and caps are no dice, whether the
+    # recogniser looks for a tray or reads the frame whole. With no die in sight the net
+    # that shipped before read the bar's caps as sure ones (seed 31: 3 sure, 1 flagged):
+    # the die size was guessed from a glass. The net that ships was trained on such
+    # frames (train_pipnet.py --empties; drawn from another seed stream).
+    frame = surround(kind, size, np.random.default_rng(seed), die)
     for look_for_tray in (True, False):
         reading = PipRecognizer(look_for_tray=look_for_tray).read(frame)
         assert reading.dice == ()
