@@ -6,6 +6,11 @@ Needs torch, which the project does not depend on; training runs in its own venv
     /work/train-venv/bin/pip install torch==2.13.0 onnx numpy opencv-python-headless
     /work/train-venv/bin/python tools/train_pipnet.py --split even   # hold-out run
     /work/train-venv/bin/python tools/train_pipnet.py --split all --holdout-from models/pipnet.json
+    # going on from the shipped net with frames of a table alone (how the net that ships
+    # was made; models/pipnet.json "command" has the whole line):
+    /work/train-venv/bin/python tools/train_pipnet.py --split train+validation --views 6 \
+        --wholes 2 --rendered 300 --channels 6 --empties 450 --epochs 8 --max-lr 6e-4 \
+        --init-from models/pipnet.onnx --out /tmp/pipnet.onnx
 
 Samples are crops cut exactly as at run time (``companion.vision.pipnet.crop_die``):
 
