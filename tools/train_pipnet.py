@@ -4,8 +4,10 @@ Needs torch, which the project does not depend on; training runs in its own venv
 
     python3 -m venv /work/train-venv
     /work/train-venv/bin/pip install torch==2.13.0 onnx numpy opencv-python-headless
-    /work/train-venv/bin/python tools/train_pipnet.py --split even   # hold-out run
-    /work/train-venv/bin/python tools/train_pipnet.py --split all --holdout-from models/pipnet.json
+    # measured on the validation photos (choose recipes and the flag rule with this):
+    /work/train-venv/bin/python tools/train_pipnet.py --split train --out /tmp/pipnet.onnx
+    # measured on the hold-out photos (a net to ship; see models/pipnet.json "command"):
+    /work/train-venv/bin/python tools/train_pipnet.py --split train+validation
     # going on from the shipped net with frames of a table alone (how the net that ships
     # was made; models/pipnet.json "command" has the whole line):
     /work/train-venv/bin/python tools/train_pipnet.py --split train+validation --views 6 \
