@@ -23,7 +23,9 @@ Samples are crops cut exactly as at run time (``companion.vision.pipnet.crop_die
   die seen off-centre; anywhere else it is "not a die";
 - every labelled box itself, at the sizes and offsets the finder gives;
 - the same from throws drawn by ``companion.synth.render.render_throw``, whose truth
-  gives the values and centres.
+  gives the values and centres;
+- with ``--empties``, frames of a table alone, no tray and no die (``empty_samples``):
+  every region the recogniser asks the net about there is "not a die".
 
 Each epoch cuts fresh crops: turned by quarter turns plus a little, mirrored, moved off
 centre, scaled, with colour channels swapped, light, contrast, blur and noise varied.
