@@ -5,11 +5,12 @@ cloth or the bar with its coasters, glasses, phones and bottle caps, and no die.
 die read in such a frame is a phantom: a sure one becomes a throw nobody made. This
 script draws such frames (``companion.synth.scene.surround``, one seed per frame, each
 at a camera frame size of the set-ups the recogniser is built for, its things sized for
-dice of 20-120 pixels) and reads each the two ways a recogniser without a profile reads
-(looking for a tray, and reading the frame whole), then prints the frames and the sure
-and flagged phantoms per surround, and one JSON line with all of it.
+dice of 20-120 pixels) and reads each the two ways a pip recogniser without a profile
+reads (looking for a tray, and reading the frame whole) -- or, with ``--kind bock``, as
+the Rock the Bock recogniser without a profile reads it -- then prints the frames and the
+sure and flagged phantoms per surround, and one JSON line with all of it.
 
-    .venv/bin/python tools/table_alone.py [--seeds 31:131] [--model M.onnx]
+    .venv/bin/python tools/table_alone.py [--seeds 31:131] [--model M.onnx] [--kind bock]
 
 ``tools/train_pipnet.py --empties`` trains on such frames drawn from one seeded stream
 (``empty_samples``); the seeds here draw other frames.
@@ -28,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from companion.synth.scene import SURROUNDS, surround  # noqa: E402
+from companion.vision.faces import BockRecognizer  # noqa: E402
 from companion.vision.pipnet import PipNet  # noqa: E402
 from companion.vision.recognizer import PipRecognizer  # noqa: E402
 
@@ -49,7 +51,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=seeds, default=range(31, 131))
     parser.add_argument("--model", help="pip net to read with (default: models/pipnet.onnx)")
+    parser.add_argument("--kind", choices=("pips", "bock"), default="pips",
+                        help="which recogniser reads the frames (default pips)")
     args = parser.parse_args(argv)
+    if args.kind == "bock" and args.model:
+        parser.error("--model is the pip net's; the Rock the Bock recogniser has no such net")
     net = PipNet(args.model) if args.model else None
     figures: dict[str, dict[str, int]] = {}
     for kind in SURROUNDS:
@@ -59,8 +65,12 @@ def main(argv: list[str] | None = None) -> int:
             size = SIZES[int(rng.integers(len(SIZES)))]
             frame = surround(kind, size, rng, float(rng.uniform(20, 120)))
             seen = 0
-            for look_for_tray in (True, False):
-                reading = PipRecognizer(pipnet=net, look_for_tray=look_for_tray).read(frame)
+            readers = (
+                [BockRecognizer()] if args.kind == "bock"
+                else [PipRecognizer(pipnet=net, look_for_tray=look) for look in (True, False)]
+            )
+            for reader in readers:
+                reading = reader.read(frame)
                 flagged = sum(d.uncertain for d in reading.dice)
                 tally["sure"] += len(reading.dice) - flagged
                 tally["flagged"] += flagged
@@ -70,9 +80,10 @@ def main(argv: list[str] | None = None) -> int:
         figures[kind] = tally
         print(f"{kind}: {tally['frames']} frames, {tally['frames_with_a_phantom']} with a"
               f" phantom; {tally['sure']} sure and {tally['flagged']} flagged phantoms"
-              " (both ways of reading)", flush=True)
-    print(json.dumps({"seeds": f"{args.seeds.start}:{args.seeds.stop}",
-                      "model": args.model or "models/pipnet.onnx", **figures}))
+              + (" (both ways of reading)" if args.kind == "pips" else ""), flush=True)
+    print(json.dumps({"seeds": f"{args.seeds.start}:{args.seeds.stop}", "kind": args.kind,
+                      "model": args.model or ("models/pipnet.onnx" if args.kind == "pips"
+                                              else "models/bockspot.onnx"), **figures}))
     return 0
 
 
