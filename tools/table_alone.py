@@ -3,12 +3,11 @@
 A camera knocked aside, or set up before the tray is put down, shows a wooden table, a
 cloth or the bar with its coasters, glasses, phones and bottle caps, and no die. Every
 die read in such a frame is a phantom: a sure one becomes a throw nobody made. This
-script draws such frames (``companion.synth.scene.surround``, one seed per frame, each
-at a camera frame size of the set-ups the recogniser is built for, its things sized for
-dice of 20-120 pixels) and reads each the two ways a pip recogniser without a profile
-reads (looking for a tray, and reading the frame whole) -- or, with ``--kind bock``, as
-the Rock the Bock recogniser without a profile reads it -- then prints the frames and the
-sure and flagged phantoms per surround, and one JSON line with all of it.
+script draws such frames (``companion.synth.scene.table_alone``, one seed per frame) and
+reads each the two ways a pip recogniser without a profile reads (looking for a tray,
+and reading the frame whole) -- or, with ``--kind bock``, as the Rock the Bock
+recogniser without a profile reads it -- then prints the frames and the sure and flagged
+phantoms per surround, and one JSON line with all of it.
 
     .venv/bin/python tools/table_alone.py [--seeds 31:131] [--model M.onnx] [--kind bock]
 
@@ -28,12 +27,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from companion.synth.scene import SURROUNDS, surround  # noqa: E402
+from companion.synth.scene import SURROUNDS, table_alone  # noqa: E402
 from companion.vision.faces import BockRecognizer  # noqa: E402
 from companion.vision.pipnet import PipNet  # noqa: E402
 from companion.vision.recognizer import PipRecognizer  # noqa: E402
-
-SIZES = ((1280, 960), (1640, 1232), (1920, 1080), (2028, 1520))
 
 
 def seeds(text: str) -> range:
@@ -61,9 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     for kind in SURROUNDS:
         tally = {"frames": 0, "frames_with_a_phantom": 0, "sure": 0, "flagged": 0}
         for seed in args.seeds:
-            rng = np.random.default_rng(seed)
-            size = SIZES[int(rng.integers(len(SIZES)))]
-            frame = surround(kind, size, rng, float(rng.uniform(20, 120)))
+            frame = table_alone(kind, np.random.default_rng(seed))
             seen = 0
             readers = (
                 [BockRecognizer()] if args.kind == "bock"

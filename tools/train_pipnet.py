@@ -61,7 +61,7 @@ sys.path.insert(0, str(ROOT))  # the script runs from a venv that need not insta
 from companion.evaluation import LabelledDie, evaluate, match, read_labels  # noqa: E402
 from companion.evaluation import photo_split as evaluation_split  # noqa: E402
 from companion.synth.render import render_throw  # noqa: E402
-from companion.synth.scene import SURROUNDS, read_whole, straightened, surround  # noqa: E402
+from companion.synth.scene import SURROUNDS, read_whole, straightened, table_alone  # noqa: E402
 from companion.vision.detect import FinderOptions, find_dice  # noqa: E402
 from companion.vision.pipnet import (  # noqa: E402
     CLASSES,
@@ -101,10 +101,8 @@ class Sample:
 
 # "Not a die" samples kept from each whole camera frame (``collect``'s ``wholes``).
 NOT_A_DIE_PER_WHOLE = 30
-# Frames of a table alone (``empty_samples``): the frame sizes of the camera set-ups the
-# recogniser is built for, and how many of the regions the net read as no die are kept
-# from each (all it read as a die are kept).
-EMPTY_SIZES = ((1280, 960), (1640, 1232), (1920, 1080), (2028, 1520))
+# Of the regions the net read as no die in a frame of a table alone (``empty_samples``),
+# this many are kept per frame (all it read as a die are kept).
 EMPTY_KEEP_OTHERS = 10
 
 
@@ -208,12 +206,11 @@ def empty_samples(
 ) -> tuple[list[Sample], dict[str, int]]:
     """"Not a die" samples from ``count`` frames of a table alone, no tray and no die.
 
-    Each frame (a wooden table, a cloth or the bar's clutter of
-    ``companion.synth.scene.surround``, at a camera's frame size, its things sized for
-    dice of 20-120 pixels) is read by the recogniser that ships, looking for a tray and
-    reading the frame whole, with the net at ``net_path``; every region the recogniser
-    asks the net about is no die, in the image and at the scale it was asked. That takes
-    in the scale the recogniser guessed from the clutter itself: with no die in sight a
+    Each frame (a wooden table, a cloth or the bar's clutter:
+    ``companion.synth.scene.table_alone``) is read by the recogniser that ships, looking
+    for a tray and reading the frame whole, with the net at ``net_path``; every region the
+    recogniser asks the net about is no die, in the image and at the scale it was asked.
+    That takes in the scale the recogniser guessed from the clutter itself: with no die in sight a
     glass's highlight or a bottle cap on the dark bar, seen as the one pip of a large
     black die, set the die size, and the caps read as sure ones
     (``tests/vision/test_rectify.py``). The regions the net read as dice are all kept;
@@ -223,9 +220,7 @@ def empty_samples(
     out: list[Sample] = []
     counts = {"not_a_die": 0, "misread": 0}
     for k in range(count):
-        kind = SURROUNDS[k % len(SURROUNDS)]
-        size = EMPTY_SIZES[int(rng.integers(len(EMPTY_SIZES)))]
-        frame = surround(kind, size, rng, float(rng.uniform(20, 120)))
+        frame = table_alone(SURROUNDS[k % len(SURROUNDS)], rng)
         net = _AskedNet(net_path)
         for look in (True, False):
             PipRecognizer(pipnet=net, spotter=spotter, look_for_tray=look).read(frame)

@@ -323,6 +323,14 @@ def random_setup(rng: np.random.Generator, name: str = "random") -> Setup:
     )
 
 
+def table_alone(kind: str, rng: np.random.Generator) -> np.ndarray:
+    """A camera frame of a table alone, no tray and no die (a camera knocked aside, or
+    set up before the tray is put down): ``surround`` of ``kind`` at a frame size of
+    ``FRAME_SIZES``, its things sized for dice of 20-120 pixels."""
+    size = FRAME_SIZES[int(rng.integers(len(FRAME_SIZES)))]
+    return surround(kind, size, rng, float(rng.uniform(20, 120)))
+
+
 def straightened(
     photo: np.ndarray,
     dice: Sequence[LabelledDie],

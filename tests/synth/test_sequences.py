@@ -77,8 +77,8 @@ def test_the_script_says_where_each_thrown_die_was_cut_from(tmp_path, stage):
     events = json.loads((tmp_path / "s" / "script.json").read_text())["events"]
     throws = [e for e in events if "values" in e and "frame" in e]
     assert throws
-    sources = {id(s): s.source for pool in stage.sprites.values() for s in pool}
-    by_source = {s.source: s.value for pool in stage.sprites.values() for s in pool}
-    assert len(by_source) == len(sources)  # every sprite has a name of its own
+    sprites = [s for pool in stage.sprites.values() for s in pool]
+    by_source = {s.source: s.value for s in sprites}
+    assert len(by_source) == len(sprites)  # every sprite has a name of its own
     for event in throws:
         assert [by_source[name] for name in event["sources"]] == event["values"]
