@@ -11,8 +11,9 @@ phantoms per surround, and one JSON line with all of it.
 
     .venv/bin/python tools/table_alone.py [--seeds 31:131] [--model M.onnx] [--kind bock]
 
-``tools/train_pipnet.py --empties`` trains on such frames drawn from one seeded stream
-(``empty_samples``); the seeds here draw other frames.
+``tools/train_pipnet.py --empties`` (the pip net) and ``tools/train_spotter.py --empties``
+(the Bock spotter) train on such frames drawn from seeded streams of their own
+(``empty_samples``, ``empty_sample``); the seeds here draw other frames.
 """
 
 from __future__ import annotations

@@ -23,6 +23,12 @@ learns "a rounded square with a skull on it", not the colours of one set. Frames
 the working size exactly as at run time (``companion.vision.spot.to_working``) and the
 truth (top-face centre, edge, turn) mapped along.
 
+With ``--empties N``, N frames of a table alone (wood, cloth and the bar's clutter of
+coasters, glasses and caps; no tray, no die: ``empty_sample``) join the throws with no
+die in them: without a profile the Bock spotter looks over the whole frame, and one
+trained on trays alone took coasters and caps for dice (``tools/table_alone.py --kind
+bock``).
+
 Each epoch cuts fresh ``--crop`` square crops of those working images: scaled by 0.75-1.35
 (dice of other sizes), mirrored and transposed (turns), colour channels swapped,
 gamma, blur and noise varied. Loss: the CenterNet focal loss on the peak map against
@@ -58,6 +64,7 @@ sys.path.insert(0, str(ROOT))  # the script runs from a venv that need not insta
 
 from companion.evaluation import LabelledDie, match, read_labels  # noqa: E402
 from companion.synth.render import frame_seed, render_throw, shifted_palette  # noqa: E402
+from companion.synth.scene import SURROUNDS, table_alone  # noqa: E402
 from companion.vision.faces_look import DEFAULT_PALETTE, FACES, FaceLook, Palette  # noqa: E402
 from companion.vision.spot import (  # noqa: E402
     KIND_EDGE,
@@ -220,6 +227,26 @@ def photo_samples(folder: Path) -> list[tuple[np.ndarray, np.ndarray]]:
         ).reshape(-1, 4)
         out.append((to_working(frame, scale), dice))
     return out
+
+
+def empty_sample(seed: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Frame ``k`` of a table alone (wood, cloth and the bar's clutter in turn, no tray and
+    no die: ``companion.synth.scene.table_alone``) at working size, with no dice.
+
+    The frames are drawn from ``default_rng([seed, 3, k])``, a stream that never meets the
+    single-integer seeds ``tools/table_alone.py`` measures with.
+    """
+    frame = table_alone(SURROUNDS[k % len(SURROUNDS)], np.random.default_rng([seed, 3, k]))
+    h, w = frame.shape[:2]
+    return to_working(frame, working_scale(w, h)), np.zeros((0, 4), np.float32)
+
+
+def empty_samples(seed: int, count: int, workers: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``count`` frames of a table alone (``empty_sample``), drawn by ``workers`` processes."""
+    if workers <= 1:
+        return [empty_sample(seed, k) for k in range(count)]
+    with multiprocessing.get_context("spawn").Pool(workers) as pool:
+        return pool.starmap(empty_sample, [(seed, k) for k in range(count)], chunksize=8)
 
 
 def render_all(
@@ -598,6 +625,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--photo-repeat", type=int, default=8, help="pips: times each photo is cut per epoch"
     )
+    parser.add_argument(
+        "--empties",
+        type=int,
+        default=0,
+        help="frames of a table alone (no tray, no die) trained on as 'no die anywhere'"
+        " (empty_sample)",
+    )
     parser.add_argument("--workers", type=int, default=2, help="processes rendering throws")
     parser.add_argument(
         "--threads",
@@ -637,7 +671,12 @@ def main(argv: list[str] | None = None) -> int:
     n_photo_dice = sum(len(d) for _, d in photos)
     if photos:
         print(f"{len(photos)} photos, {n_photo_dice} dice", flush=True)
-    model, log = train(data + photos * args.photo_repeat, args.epochs, args.crop, args.seed)
+    empties = empty_samples(args.seed, args.empties, args.workers) if args.empties else []
+    if empties:
+        print(f"{len(empties)} frames of a table alone", flush=True)
+    model, log = train(
+        data + photos * args.photo_repeat + empties, args.epochs, args.crop, args.seed
+    )
     t2 = time.perf_counter()
     export_onnx(model, out)
     spotter = DieSpotter(out)
@@ -692,6 +731,12 @@ def main(argv: list[str] | None = None) -> int:
                 f" each {args.photo_repeat}x per epoch, edge {PHOTO_EDGE} x the label box's"
                 " longer side, no turn loss"
                 if photos
+                else "none"
+            ),
+            "table_alone_frames": (
+                f"{args.empties}: tools/train_spotter.py empty_sample({args.seed}, k),"
+                " wood, cloth and bar in turn, no die"
+                if empties
                 else "none"
             ),
             "crops": f"{args.crop} px, scaled 0.75-1.35, mirrored, transposed, channels "
