@@ -6,8 +6,9 @@ always used. For plain layers the classic engine is about twice as fast: the pip
 on the new engine and 10.3 for ``ENGINE_AUTO``; the pip spotter (strided, dilated and
 1x1 convs, a nearest-neighbour doubling) 6.2 ms against 10.8 (320x320). One layer is the
 exception: a transposed convolution took 45 ms on the classic engine (2.5 ms on OpenCV
-4.6), so a model with one (the first Bock spotter, ``models/bockspot.onnx``) loads on the
-default engine, where the whole net took 14 ms. Measured on this project's machine.
+4.6), so a model with one (the first Bock spotter, shipped until 2026-12-04, and any
+spotter made by ``tools/train_spotter.py`` before commit 9108396) loads on the default
+engine, where the whole net took 14 ms. Measured on this project's machine.
 OpenCV 4.6 (Debian 12, the Pi) has only the classic engine.
 """
 

@@ -33,9 +33,9 @@ nearest-neighbour doubling bring them back to stride 4, joined with the patch fe
 (which tell where in the coarse cell a centre lies) and mixed by a 1x1 and a 3x3
 convolution into the six maps. Only Conv, Relu, Resize and Concat at ONNX opset 11 are
 in the model (batch norm is folded into the convolutions), so OpenCV 4.6 loads it. The
-first Bock spotter (``models/bockspot.onnx``) was made when a 2x2 stride-2 transposed
-convolution did the doubling; it loads and runs the same way, on the engine that suits
-it (``companion.vision.dnn``).
+first Bock spotter (shipped until 2026-12-04) was made when a 2x2 stride-2 transposed
+convolution did the doubling; a model of that kind loads and runs the same way, on the
+engine that suits it (``companion.vision.dnn``).
 ``tools/train_spotter.py`` makes them (``--kind bock|pips``); ``models/bockspot.json`` and
 ``models/pipspot.json`` say how and what they scored.
 """

@@ -9,7 +9,7 @@ import pytest
 from companion import evaluation
 from companion.evaluation import LabelledDie
 from companion.synth.render import render_throw
-from companion.synth.scene import SETUPS, compose
+from companion.synth.scene import SETUPS, compose, surround
 from companion.vision.faces import VIEW_DIE, BockRecognizer
 from companion.vision.tray import calibrate_tray
 
@@ -47,6 +47,7 @@ def test_dice_are_read_in_the_straightened_tray_and_mapped_back(scenes):
     recognizer = BockRecognizer(profile)
     tray = profile.valid_mask(first.frame.shape)
     right = total = 0
+    ratios: list[float] = []
     for scene in scenes:
         view = recognizer.view(scene.frame)
         assert view is not None
@@ -63,13 +64,17 @@ def test_dice_are_read_in_the_straightened_tray_and_mapped_back(scenes):
             assert read.uncertain or read.value == labels[i].value
             right += read.value == labels[i].value
             # Outlines are in frame pixels: the box around the read top face is about
-            # the labelled box.
+            # the labelled box. One die's edge is the spotter's (off by 4 % at the median,
+            # up to about 15 %, and the slant makes the labelled box no square); a
+            # mapping that left the view's scale in would move every die alike.
             x, y = read.region.center
             assert tray[int(y), int(x)]
             a = np.radians(read.region.angle)
             box = read.region.size * (abs(np.cos(a)) + abs(np.sin(a)))
-            assert 0.85 < box / ((labels[i].w + labels[i].h) / 2) < 1.15
+            ratios.append(box / ((labels[i].w + labels[i].h) / 2))
         total += len(labels)
+    assert all(0.8 < r < 1.2 for r in ratios)
+    assert 0.9 < float(np.median(ratios)) < 1.1
     assert right >= total - 1
     assert not recognizer.unfamiliar
 
@@ -87,3 +92,25 @@ def test_a_profile_without_a_die_size_waits_for_the_spotter(scenes):
     assert recognizer.read(empty).dice == ()
     assert recognizer.view(scene.frame) is not None
     assert len(recognizer.read(scene.frame).dice) == len(scene.dice)
+
+
+_BAR_COASTER = pytest.mark.xfail(
+    strict=True,
+    reason="a green coaster with a glass's light foot on it, on the dark bar, is read as a"
+    " sure green goat (the spotter trained on frames of a table alone still finds it)",
+)
+
+
+@pytest.mark.parametrize("kind", ["wood", "cloth", "bar"])
+@pytest.mark.parametrize(("size", "die", "seed"), [
+    ((1280, 960), 40.0, 31), ((1920, 1080), 25.0, 32), ((2028, 1520), 110.0, 33),
+])
+def test_a_frame_of_table_alone_shows_no_rock_the_bock_die(kind, size, die, seed, request):
+    # Without a profile the spotter looks over the whole frame. The one shipped before
+    # was trained on trays alone and read phantoms in 273 of 300 frames of a table
+    # (tools/table_alone.py --kind bock); the one that ships also trained on frames of a
+    # table alone (train_spotter.py --empties, another seed stream than these).
+    if kind == "bar" and size == (2028, 1520):
+        request.applymarker(_BAR_COASTER)
+    frame = surround(kind, size, np.random.default_rng(seed), die)
+    assert BockRecognizer().read(frame).dice == ()

@@ -170,14 +170,16 @@ def test_goats_that_differ_only_in_hue_are_told_apart_by_the_frames_light(stenci
 def test_goats_left_uncertain_are_read_by_the_frames_own_sure_goats(stencil_models, monkeypatch):
     # Lime and mustard goats in hard light: a goat the cast leaves unclear is read by the
     # sure goats beside it, lit alike; without that rule it stays flagged.
-    throws = _goat_throws(1670, 20)
+    throws = _goat_throws(1660, 40)
     right, sure_wrong, flagged = _read_goats(BockRecognizer(models=stencil_models), throws)
     import companion.vision.faces as faces_module
 
     monkeypatch.setattr(faces_module, "NEIGHBOUR_NEAR", -1.0)
     alone = _read_goats(BockRecognizer(models=stencil_models), throws)
-    # These 20 frames: 4 goats flagged without the rule are read right with it.
-    assert alone[2] >= flagged + 3 and right >= alone[0] + 3, (right, sure_wrong, flagged, alone)
+    # These 40 frames: 2 goats flagged without the rule are read right with it (the
+    # spotter that ships leaves fewer goats unclear than the one before: over frames
+    # 1660-1759, 11 flagged without the rule, 7 with it; the one before, 11 and 3).
+    assert alone[2] >= flagged + 2 and right >= alone[0] + 2, (right, sure_wrong, flagged, alone)
     assert sure_wrong <= alone[1], (sure_wrong, alone)
 
 
