@@ -47,6 +47,8 @@ class PipGuess:
     uncertain: bool
     center: tuple[float, float]  # centre of the top face in frame pixels
     probs: tuple[float, ...] = ()  # the net's probability of each of ``CLASSES``
+    # Every view the net looked at (``PipNet.read``'s ``views``) read this value.
+    agree: bool = True
 
 
 def crop_die(
@@ -177,29 +179,42 @@ class PipNet:
         A die looks the same turned by a quarter or mirrored, but the net's errors do not:
         averaging what it says of the turned and mirrored crops corrects many of them.
         """
+        probs, offsets = self.classify_each_view(crops, views)
+        return probs.mean(axis=0), offsets.mean(axis=0)
+
+    def classify_each_view(
+        self, crops: np.ndarray, views: int = 1
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """What the net says of each of ``views`` symmetries of each crop (1, 4 or 8):
+        softmax (views, N, 7) and top-face offsets mapped back to the unturned crop
+        (views, N, 2)."""
         if views not in (1, 4, 8):
             raise VisionError(f"views must be 1, 4 or 8, got {views}")
         if views == 1 or len(crops) == 0:
-            return self.classify(crops)
+            probs, offsets = self.classify(crops)
+            return probs[None], offsets[None]
         stack = np.concatenate([view_of(crops, k) for k in range(views)])
         probs, offsets = self.classify(stack)
         n = len(crops)
         back = [unview_offsets(offsets[k * n : (k + 1) * n], k) for k in range(views)]
-        return probs.reshape(views, n, -1).mean(axis=0), np.mean(back, axis=0)
+        return probs.reshape(views, n, -1), np.stack(back)
 
     def read(
         self, frame: np.ndarray, regions: Sequence[DieRegion], views: int = 1
     ) -> list[PipGuess]:
         """Read each region of a BGR frame; one guess per region, in the same order.
 
-        ``views`` > 1 averages over turned and mirrored crops (``classify_views``).
+        ``views`` > 1 averages over turned and mirrored crops (``classify_views``); a
+        guess's ``agree`` says whether every one of those views read its value.
         """
         if not regions:
             return []
         cut = [crop_die(frame, r.center, r.size, r.angle) for r in regions]
-        probs, offsets = self.classify_views(np.stack([c for c, _ in cut]), views)
+        each, each_offsets = self.classify_each_view(np.stack([c for c, _ in cut]), views)
+        probs, offsets = each.mean(axis=0), each_offsets.mean(axis=0)
+        votes = each.argmax(axis=2)  # (views, N)
         guesses = []
-        for (_, back), p, off in zip(cut, probs, offsets, strict=True):
+        for i, ((_, back), p, off) in enumerate(zip(cut, probs, offsets, strict=True)):
             k = int(np.argmax(p))
             point = (INPUT / 2.0 + float(off[0]) * INPUT, INPUT / 2.0 + float(off[1]) * INPUT)
             fx, fy = back @ np.array([point[0], point[1], 1.0])
@@ -211,6 +226,7 @@ class PipNet:
                     uncertain=confidence < self.sure,
                     center=(float(fx), float(fy)),
                     probs=tuple(float(v) for v in p),
+                    agree=bool((votes[:, i] == k).all()),
                 )
             )
         return guesses

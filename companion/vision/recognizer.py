@@ -12,7 +12,7 @@ from companion.vision.autotray import TrayKeeper
 from companion.vision.detect import FinderOptions, check_frame, find_dice
 from companion.vision.dicelist import limit, suppress_duplicates
 from companion.vision.pipnet import PipNet, load_pipnet
-from companion.vision.pipread import FLAG_BELOW, Candidate, count_pips, read_with_net
+from companion.vision.pipread import Candidate, count_pips, read_with_net
 from companion.vision.rectify import CANON_DIE, TrayView, tray_view
 from companion.vision.spot import PIP_MODEL, PipSpotter, choose_spotter
 from companion.vision.tray import TrayProfile, find_in_tray
@@ -46,6 +46,10 @@ SIZE_EVERY = 50
 MEASURE_ZOOM = 1.25
 # A straightened tray narrower than this (pixels, at the spotter's scale) holds no die.
 MIN_VIEW = 32
+# How sure the pip net must be, at one view, that a region the spotter found is a die for
+# it to count in the die size estimate (``_is_die``): the flag threshold of the one-view
+# reader this was chosen with.
+SIZE_SURE = 0.8
 
 
 class PipRecognizer:
@@ -67,8 +71,8 @@ class PipRecognizer:
     and on hard renders (0.983 vs 0.775, the previous spotter; ``models/pipspot.json``),
     in less time.
     The found regions are read by the pip net (``pipnet.py``, ``models/pipnet.onnx``);
-    a die it is not sure enough of is flagged uncertain (``FLAG_BELOW``) unless the pip
-    counter (``pips.py``) confirms it. Without the model file, or with
+    a die it is not sure enough of, or whose turned views it reads differently, is
+    flagged uncertain (``pipread.read_with_net``). Without the model file, or with
     ``count_pips=True``, every region's pips are counted.
     """
 
@@ -215,7 +219,7 @@ class PipRecognizer:
         return float(np.median([r.size for r in regions])) if regions else None
 
     def _is_die(self, image: np.ndarray, regions: list[DieRegion]) -> list[bool]:
-        """Whether the pip net is sure each region is a die of some value (``FLAG_BELOW``),
+        """Whether the pip net is sure each region is a die of some value (``SIZE_SURE``),
         for the die size estimate; without a net every region counts.
 
         The net is asked to be as sure as it must be for a reading it does not flag: it
@@ -226,7 +230,7 @@ class PipRecognizer:
         if self.pipnet is None:
             return [True] * len(regions)
         return [
-            g.value is not None and g.confidence >= FLAG_BELOW
+            g.value is not None and g.confidence >= SIZE_SURE
             for g in self.pipnet.read(image, regions)
         ]
 

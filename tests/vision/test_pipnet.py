@@ -11,6 +11,7 @@ from pipdraw import frame_with_dice, photo_sample
 
 from companion.evaluation import evaluate
 from companion.synth.render import render_throw
+from companion.vision import pipread
 from companion.vision.pipnet import (
     CLASSES,
     DEFAULT_MODEL,
@@ -24,7 +25,7 @@ from companion.vision.pipnet import (
     unview_offsets,
     view_of,
 )
-from companion.vision.pipread import LOOK_AGAIN_VIEWS, REFOCUS, read_with_net
+from companion.vision.pipread import FLAG_BELOW, READ_VIEWS, REFOCUS, read_with_net
 from companion.vision.recognizer import PipRecognizer
 from companion.vision.types import DieRegion, VisionError
 
@@ -80,28 +81,80 @@ def test_recognizer_reads_drawn_dice_of_every_colour(colour, seed):
     assert not reading.uncertain
 
 
-def test_pips_are_counted_where_the_net_is_unsure():
-    dice = _six_dice(3)
-    frame = frame_with_dice(dice, colours=[COLOURS["red"]], seed=3)
-    regions = [_region(x, y, angle=a % 90) for x, y, a, _ in dice]
-    # A net that is never sure: every region is read by counting its pips.
-    doubting = PipNet(sure=1.01)
-    assert all(g.uncertain for g in doubting.read(frame, regions))
-    reading = PipRecognizer(pipnet=doubting).read(frame)
-    assert sorted(reading.values) == [1, 2, 3, 4, 5, 6]
-    assert not reading.uncertain
-    # A net sure of everything never counts: the reading keeps the net's confidences.
-    white = frame_with_dice(dice, colours=[COLOURS["white"]], seed=3)
-    trusting = PipRecognizer(pipnet=PipNet(sure=0.0)).read(white)
-    assert sorted(trusting.values) == [1, 2, 3, 4, 5, 6]
-    assert not trusting.uncertain
+class _ScriptedNet(PipNet):
+    """The real net's class, scripted: every region reads ``value`` at ``confidence``,
+    all its views agreeing or not (``agree``)."""
+
+    def __init__(self, value: int, confidence: float, agree: bool = True) -> None:
+        super().__init__()
+        self.value, self.confidence, self.agree = value, confidence, agree
+        self.calls: list[tuple[int, int]] = []
+
+    def read(self, frame, regions, views=1):
+        self.calls.append((len(regions), views))
+        rest = (1.0 - self.confidence) / 6
+        probs = tuple(self.confidence if v == self.value else rest for v in CLASSES)
+        return [
+            PipGuess(self.value, self.confidence, False, r.center, probs, self.agree)
+            for r in regions
+        ]
+
+
+def test_a_die_read_under_flag_below_is_flagged_and_the_counter_clears_none():
+    frame = frame_with_dice([(300, 200, 20, 4)], colours=[COLOURS["white"]], seed=3)
+    region = [_region(300, 200, angle=20)]
+    (sure,) = read_with_net(_ScriptedNet(4, FLAG_BELOW + 0.01), frame, region)
+    assert (sure.value, sure.uncertain) == (4, False)
+    # Just under FLAG_BELOW: flagged, though the pip counter counts the same four (the
+    # rule that ships lets the counter clear no flag: COUNTER_FLOOR is None).
+    assert pipread.COUNTER_FLOOR is None
+    (unsure,) = read_with_net(_ScriptedNet(4, FLAG_BELOW - 0.01), frame, region)
+    assert (unsure.value, unsure.uncertain) == (4, True)
+
+
+def test_where_set_the_pip_counter_confirms_a_die_the_net_is_not_quite_sure_of(
+    monkeypatch,
+):
+    monkeypatch.setattr(pipread, "COUNTER_FLOOR", 0.5)
+    frame = frame_with_dice([(300, 200, 20, 4)], colours=[COLOURS["white"]], seed=3)
+    region = [_region(300, 200, angle=20)]
+    # The net says 4 at 0.6, below FLAG_BELOW: the counter counts four pips, so the die
+    # is not flagged; a net saying 5 at 0.6 is not confirmed (the counter counts 4) and
+    # keeps its own value, flagged: the counter never replaces the net's value.
+    (confirmed,) = read_with_net(_ScriptedNet(4, 0.6), frame, region)
+    assert (confirmed.value, confirmed.uncertain) == (4, False)
+    (doubted,) = read_with_net(_ScriptedNet(5, 0.6), frame, region)
+    assert (doubted.value, doubted.uncertain) == (5, True)
+    # Below COUNTER_FLOOR the counter is not asked.
+    (unsure,) = read_with_net(_ScriptedNet(4, 0.3), frame, region)
+    assert unsure.uncertain
+    assert FLAG_BELOW > 0.6
+
+
+def test_with_flag_split_views_a_die_whose_views_disagree_is_flagged(monkeypatch):
+    frame = frame_with_dice([(300, 200, 20, 4)], colours=[COLOURS["white"]], seed=3)
+    region = [_region(300, 200, angle=20)]
+    # The rule that ships leaves split views to the threshold (tools/tune_flag.py).
+    assert not pipread.FLAG_SPLIT_VIEWS
+    (split,) = read_with_net(_ScriptedNet(4, 0.97, agree=False), frame, region)
+    assert not split.uncertain
+    monkeypatch.setattr(pipread, "FLAG_SPLIT_VIEWS", True)
+    (agreed,) = read_with_net(_ScriptedNet(4, 0.97), frame, region)
+    assert not agreed.uncertain
+    (split,) = read_with_net(_ScriptedNet(4, 0.97, agree=False), frame, region)
+    assert (split.value, split.uncertain) == (4, True)
+    # Not even the pip counter, where it may confirm and counts the same four, clears
+    # a split.
+    monkeypatch.setattr(pipread, "COUNTER_FLOOR", 0.5)
+    (split,) = read_with_net(_ScriptedNet(4, 0.7, agree=False), frame, region)
+    assert split.uncertain
 
 
 class _Recording(PipNet):
     """The real net, noting how many regions and views each call reads."""
 
-    def __init__(self, sure: float) -> None:
-        super().__init__(sure=sure)
+    def __init__(self) -> None:
+        super().__init__()
         self.calls: list[tuple[int, int]] = []
 
     def read(self, frame, regions, views=1):
@@ -109,20 +162,34 @@ class _Recording(PipNet):
         return super().read(frame, regions, views)
 
 
-def test_the_net_looks_again_at_unsure_dice_only():
+def test_every_die_is_read_once_in_the_readers_views():
     dice = _six_dice(4)
     frame = frame_with_dice(dice, colours=[COLOURS["green"]], seed=4)
-    sure_net = _Recording(sure=0.0)
+    sure_net = _Recording()
     assert sorted(PipRecognizer(pipnet=sure_net).read(frame).values) == [1, 2, 3, 4, 5, 6]
-    # The reading's own pass comes last (the die size estimate asks the net first).
-    assert sure_net.calls[-1] == (6, 1)
-    assert all(views == 1 for _, views in sure_net.calls)  # all sure: no second look
-    doubting = _Recording(sure=1.01)
-    reading = PipRecognizer(pipnet=doubting).read(frame)
-    # Every region unsure: all of them read again from LOOK_AGAIN_VIEWS views.
-    (first, views), (again, again_views) = doubting.calls[-2:]
-    assert again == first >= 6 and (views, again_views) == (1, LOOK_AGAIN_VIEWS)
-    assert sorted(reading.values) == [1, 2, 3, 4, 5, 6]
+    # The reading's own pass comes last (the die size estimate asks the net first, one
+    # view each); every die sure: no second look.
+    assert sure_net.calls[-1] == (6, READ_VIEWS) and READ_VIEWS == 4
+    # A flagged die is looked at twice more (whole and refocused), nothing else is.
+    scripted = _ScriptedNet(3, FLAG_BELOW - 0.05)
+    regions = [_region(x, y, angle=a % 90) for x, y, a, _ in dice]
+    assert all(d.uncertain for d in read_with_net(scripted, frame, regions))
+    assert scripted.calls == [(6, READ_VIEWS)] * 3
+
+
+def test_views_report_whether_they_all_read_the_same_value(net):
+    dice = _six_dice(3)
+    frame = frame_with_dice(dice, colours=[COLOURS["white"]], seed=3)
+    regions = [_region(x, y, angle=a % 90) for x, y, a, _ in dice]
+    crops = np.stack([crop_die(frame, r.center, r.size, r.angle)[0] for r in regions])
+    each, offsets = net.classify_each_view(crops, views=4)
+    assert each.shape == (4, 6, len(CLASSES)) and offsets.shape == (4, 6, 2)
+    guesses = net.read(frame, regions, views=4)
+    for i, g in enumerate(guesses):
+        assert g.agree == bool((each[:, i].argmax(axis=1) == CLASSES.index(g.value)).all())
+        np.testing.assert_allclose(g.probs, each[:, i].mean(axis=0), atol=1e-6)
+    # One view always agrees with itself.
+    assert all(g.agree for g in net.read(frame, regions))
 
 
 def test_finds_the_face_of_a_die_cut_off_centre(net):

@@ -239,9 +239,10 @@ def test_candidates_are_the_reading_before_the_flag_rule():
     assert sorted(c.value for c in found) == sorted(d.value for d in reading.dice)
     for die in reading.dice:
         (c,) = [c for c in found if math.dist(c.region.center, die.region.center) < 1.0]
-        unsure = c.confidence < pipread.FLAG_BELOW and not (
-            c.confidence >= pipread.COUNTER_FLOOR and c.count == c.value
-        )
+        floor = pipread.COUNTER_FLOOR
+        confirmed = floor is not None and c.confidence >= floor and c.count == c.value
+        split = pipread.FLAG_SPLIT_VIEWS and not c.agree
+        unsure = (c.confidence < pipread.FLAG_BELOW and not confirmed) or split
         assert die.uncertain == unsure
     with pytest.raises(VisionError, match="pip net"):
         PipRecognizer(count_pips=True).candidates(scene.frame)
