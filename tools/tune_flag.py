@@ -1,25 +1,34 @@
-"""Choose when the pip recogniser flags a die, on the validation photos of tray-a.
+"""Choose when the pip recogniser flags a die: on validation photos of tray-a, and renders.
 
 A die read wrong and not flagged is a wrong score nobody notices; a flagged die costs
 the scorekeeper one tap. This script reads every die of the *validation* photos of
 tray-a (``companion.evaluation.PHOTO_SPLITS``; the hold-out is never read here) as bare
 photos and as whole camera frames of the six set-ups of ``companion.synth.scene``
-(composed on the fly, each calibrated from its tray's corners), through the recogniser's
-own path (``PipRecognizer.candidates``): the tray straightened (or found, for the bare
-photos), spotter, pip net (one view, four views where it is unsure), pip counter. Then,
-for each candidate rule (``FLAG_BELOW`` x ``COUNTER_FLOOR``, see
-``companion.vision.pipread``) it prints the share of labelled dice read right, read
-wrong but not flagged (``sure_wrong``) and flagged, and names the rule with the fewest
-flags among those keeping ``sure_wrong`` at or under ``--budget`` (default 0.3 %, the
-issue's bar).
+(composed on the fly, each calibrated from its tray's corners), and of rendered throws
+(``companion.synth.render``, normal and hard, seeds of their own), through the
+recogniser's own path (``PipRecognizer.candidates``): the tray straightened (or found,
+for the bare photos), spotter, pip net (``pipread.READ_VIEWS`` views averaged), pip
+counter. Then, for each candidate rule (``FLAG_BELOW`` x ``COUNTER_FLOOR``, with and
+without flagging a die whose views disagree; see ``companion.vision.pipread``) it prints
+the share of labelled dice read right, read wrong but not flagged (``sure_wrong``) and
+flagged, for the photos and the renders apart, and names the rule with the fewest dice
+read wrong and not flagged, photos and renders together, among those that flag at most
+``--budget`` of the photos' dice (default ``FLAG_BUDGET``); fewer flags break a tie.
+Choosing the fewest flags within a sure-wrong budget instead picked rules at the edge
+of that budget, where one die more or less decides.
 
-The spotter never trained on the validation photos, but the pip net that ships did
-(``train_pipnet.py --split train+validation``, ``models/pipnet.json``): on them it is
-surer than on photos it never saw, so a rule chosen here with that net is chosen on
-trained-on data. Choose the rule with a net trained on ``--split train`` (or on photos of
-another tray) for a threshold calibrated on unseen dice.
+Choose with a net that never saw the validation photos: ``models/pipnet-train.onnx`` (the
+default) is the recipe of the net that ships trained on ``--split train`` alone
+(``models/pipnet-train.json``). The net that ships trained on them too (``--split
+train+validation``, ``models/pipnet.json``) and is surer of them than of photos it never
+saw. Renders of other seeds than they trained on are unseen by either.
 
-    .venv/bin/python tools/tune_flag.py [--photos DIR] [--json OUT]
+One label of the shared photos is wrong (``LABEL_ERRORS``): the die shows three pips and
+is labelled two; every net reads it as a sure three, in all seven forms it takes here.
+It is scored by what the photo shows.
+
+    .venv/bin/python tools/tune_flag.py [--model models/pipnet-train.onnx] [--photos DIR]
+        [--seeds 1,11] [--json OUT]
 """
 
 from __future__ import annotations
@@ -28,6 +37,7 @@ import argparse
 import json
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -36,13 +46,23 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from companion import evaluation  # noqa: E402
+from companion.synth.render import write_dataset  # noqa: E402
 from companion.synth.scene import SETUPS, write_scenes  # noqa: E402
 from companion.vision import recognizer as rec  # noqa: E402
 from companion.vision.pipnet import PipNet  # noqa: E402
 from companion.vision.tray import TrayProfile  # noqa: E402
 
 FLAGS = (0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)
-FLOORS = (0.3, 0.4, 0.5, 0.6, 0.7, 1.01)  # 1.01: the counter never confirms
+# Labels of the shared tray-a photos that say another value than the die shows, looked
+# at by eye: photo -> {label line (from 0): the value it shows}. IMG_20191208_111246's
+# first line is a dark blue die with red pips labelled 2; it shows three in a diagonal.
+LABEL_ERRORS = {"IMG_20191208_111246": {0: 3}}
+# Rendered throws for the choice: (seed, hard, frames), 6 dice each at 1280x960.
+RENDERS = ((8101, False, 100), (8102, True, 100), (8301, False, 200), (8302, True, 200))
+# The rule chosen flags at most this share of the photos' dice (the issue allows 5 %;
+# camera frames of photos nobody tuned on flag more than the validation photos do).
+FLAG_BUDGET = 0.04
+FLOORS = (0.3, 0.4, 0.5, 0.6, 0.7, None)  # None: the counter never confirms
 
 
 def dice_of(
@@ -59,6 +79,8 @@ def dice_of(
         labels = evaluation.read_labels(
             folder / "labels" / f"{path.stem}.txt", frame.shape[1], frame.shape[0]
         )
+        for line, shows in LABEL_ERRORS.get(path.stem, {}).items():
+            labels[line] = replace(labels[line], value=shows)
         labelled += len(labels)
         found = recognizer.candidates(frame)
         pairs = dict(
@@ -70,6 +92,7 @@ def dice_of(
                     "value": c.value,
                     "p": c.confidence,
                     "count": c.count,
+                    "agree": c.agree,
                     "label": labels[pairs[j]].value if j in pairs else None,
                     "set": folder.name,
                 }
@@ -77,8 +100,12 @@ def dice_of(
     return out, labelled
 
 
-def score(dice: list[dict], labelled: int, flag_below: float, floor: float) -> dict:
-    """Right, sure-wrong and flagged shares of the labelled dice under one rule."""
+def score(
+    dice: list[dict], labelled: int, flag_below: float, floor: float | None, agree: bool = True
+) -> dict:
+    """Right, sure-wrong and flagged shares of the labelled dice under one rule; with
+    ``agree`` a die whose views did not all read its value is flagged too (as
+    ``pipread.read_with_net`` does)."""
     right = sure_wrong = flagged = extra = 0
     for d in dice:
         if d["value"] is None:
@@ -86,13 +113,13 @@ def score(dice: list[dict], labelled: int, flag_below: float, floor: float) -> d
         if d["label"] is None:
             extra += 1
             continue
-        unsure = d["p"] < flag_below and not (d["p"] >= floor and d["count"] == d["value"])
+        confirmed = floor is not None and d["p"] >= floor and d["count"] == d["value"]
+        unsure = d["p"] < flag_below and not confirmed
+        unsure = unsure or (agree and not d["agree"])
         right += d["value"] == d["label"]
         flagged += unsure
         sure_wrong += not unsure and d["value"] != d["label"]
     return {
-        "flag_below": flag_below,
-        "counter_floor": floor,
         "die_accuracy": round(right / labelled, 4),
         "sure_wrong": round(sure_wrong / labelled, 4),
         "flagged": round(flagged / labelled, 4),
@@ -100,37 +127,75 @@ def score(dice: list[dict], labelled: int, flag_below: float, floor: float) -> d
     }
 
 
+def rules() -> list[tuple[float, float | None, bool]]:
+    """Every candidate rule: (FLAG_BELOW, COUNTER_FLOOR, views must agree)."""
+    return [(t, c, a) for a in (True, False) for t in FLAGS for c in FLOORS]
+
+
 def main() -> int:
-    """Read the validation data, print each rule's figures and the chosen one."""
+    """Read the validation photos and the renders, print each rule's figures and the
+    chosen one."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--photos", default=str(ROOT.parent / "shared" / "dice-photos" / "tray-a"))
-    parser.add_argument("--budget", type=float, default=0.003, help="largest sure_wrong share")
-    parser.add_argument("--seed", type=int, default=11, help="seed of the first set-up's scenes")
+    parser.add_argument(
+        "--budget", type=float, default=FLAG_BUDGET, help="largest flagged share of the photos"
+    )
+    parser.add_argument(
+        "--seeds", default="1,11",
+        help="seeds of the set-ups' scenes, comma-separated: each composes all six once more",
+    )
     parser.add_argument("--json", help="write the figures here")
-    parser.add_argument("--model", help="pip net to tune for (default: models/pipnet.onnx)")
+    parser.add_argument(
+        "--model", default=str(ROOT / "models" / "pipnet-train.onnx"),
+        help="pip net to tune with (default: models/pipnet-train.onnx, the shipped recipe"
+        " trained without the validation photos)",
+    )
     args = parser.parse_args()
     cv2.setNumThreads(1)
     photos = Path(args.photos)
-    model = Path(args.model) if args.model else None
+    model = Path(args.model)
     dice, labelled = dice_of(photos, None, "validation", model)
+    rendered: list[dict] = []
+    rendered_labelled = 0
     with tempfile.TemporaryDirectory() as tmp:
         images = evaluation.photo_split(list((photos / "images").glob("*.jpg")), "validation")
-        for k, (name, setup) in enumerate(SETUPS.items()):
-            out = Path(tmp) / name
-            write_scenes(images, photos / "labels", out, setup, args.seed + k)
-            more, n = dice_of(out, out / "tray.json", "all", model)
-            dice += more
-            labelled += n
-    rows = [score(dice, labelled, t, c) for t in FLAGS for c in FLOORS]
+        for seed in (int(text) for text in args.seeds.split(",")):
+            for k, (name, setup) in enumerate(SETUPS.items()):
+                out = Path(tmp) / f"{name}-{seed}"
+                write_scenes(images, photos / "labels", out, setup, seed + k)
+                more, n = dice_of(out, out / "tray.json", "all", model)
+                dice += more
+                labelled += n
+        for seed, hard, frames in RENDERS:
+            out = Path(tmp) / f"render-{seed}"
+            write_dataset(out, frames, seed, kind="pips", n_dice=6, hard=hard, size=(1280, 960))
+            more, n = dice_of(out, None, "all", model)
+            rendered += more
+            rendered_labelled += n
+    rows = []
+    for t, c, a in rules():
+        rule = {"flag_below": t, "counter_floor": c, "views_agree": a}
+        rows.append(rule | {"photos": score(dice, labelled, t, c, a),
+                            "rendered": score(rendered, rendered_labelled, t, c, a)})
     for r in rows:
         print(json.dumps(r))
-    within = [r for r in rows if r["sure_wrong"] <= args.budget]
-    chosen = min(within, key=lambda r: (r["flagged"], -r["flag_below"])) if within else None
-    print(f"labelled dice: {labelled} (validation photos, bare and in {len(SETUPS)} set-ups)")
-    print(f"chosen: {json.dumps(chosen)}" if chosen else "no rule keeps sure_wrong in budget")
+    within = [r for r in rows if r["photos"]["flagged"] <= args.budget]
+
+    def sure_wrong(r: dict) -> float:  # dice read wrong and not flagged, photos and renders
+        return (r["photos"]["sure_wrong"] * labelled
+                + r["rendered"]["sure_wrong"] * rendered_labelled)
+
+    chosen = (
+        min(within, key=lambda r: (round(sure_wrong(r)), r["photos"]["flagged"]))
+        if within else None
+    )
+    print(f"labelled dice: {labelled} (validation photos, bare and in {len(SETUPS)} set-ups),"
+          f" {rendered_labelled} rendered")
+    print(f"chosen: {json.dumps(chosen)}" if chosen else "no rule flags few enough dice")
     if args.json:
         Path(args.json).write_text(
-            json.dumps({"labelled": labelled, "rows": rows, "chosen": chosen}, indent=1) + "\n"
+            json.dumps({"labelled": labelled, "rendered": rendered_labelled, "rows": rows,
+                        "chosen": chosen}, indent=1) + "\n"
         )
     return 0
 

@@ -1,0 +1,64 @@
+"""tools/tune_flag.py: how it scores a flag rule, and the shared photos' known label error."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import cv2
+import pytest
+from pipdraw import frame_with_dice
+
+from companion.vision import pipread
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def tune_flag():
+    spec = importlib.util.spec_from_file_location("tune_flag", ROOT / "tools" / "tune_flag.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _die(value, label, p, count=None, agree=True):
+    return {"value": value, "label": label, "p": p, "count": count, "agree": agree}
+
+
+def test_a_rule_is_scored_as_the_reader_flags(tune_flag):
+    dice = [
+        _die(4, 4, 0.95),  # right and sure
+        _die(5, 4, 0.90),  # wrong and sure
+        _die(3, 2, 0.60, count=3),  # wrong, unsure, the counter counts the same wrong 3
+        _die(6, 6, 0.97, agree=False),  # right, sure, its views split
+        _die(2, None, 0.99),  # no label: an extra die
+    ]
+    plain = tune_flag.score(dice, 4, 0.75, None, agree=False)
+    assert plain == {"die_accuracy": 0.5, "sure_wrong": 0.25, "flagged": 0.25, "extra": 1}
+    # A counter that may confirm from 0.5 clears the wrong 3's flag: one more sure wrong.
+    counted = tune_flag.score(dice, 4, 0.75, 0.5, agree=False)
+    assert (counted["sure_wrong"], counted["flagged"]) == (0.5, 0.0)
+    # Flagging split views flags the six as well.
+    assert tune_flag.score(dice, 4, 0.75, None, agree=True)["flagged"] == 0.5
+    # The rule that ships is one of the rules the tool chooses among.
+    shipped = (pipread.FLAG_BELOW, pipread.COUNTER_FLOOR, pipread.FLAG_SPLIT_VIEWS)
+    assert shipped in tune_flag.rules()
+
+
+def test_the_known_label_error_is_scored_by_what_the_die_shows(tune_flag, tmp_path):
+    (photo, errors), = tune_flag.LABEL_ERRORS.items()
+    (line, shows), = errors.items()
+    frame = frame_with_dice([(320, 240, 10, shows)], seed=3)
+    (tmp_path / "images").mkdir()
+    (tmp_path / "labels").mkdir()
+    cv2.imwrite(str(tmp_path / "images" / f"{photo}.jpg"), frame)
+    h, w = frame.shape[:2]
+    # The label file says 2 (class 1) for the die, as the shared photo's does.
+    assert line == 0
+    (tmp_path / "labels" / f"{photo}.txt").write_text(
+        f"1 {320 / w:.6f} {240 / h:.6f} {60 / w:.6f} {60 / h:.6f}\n", encoding="utf-8"
+    )
+    dice, labelled = tune_flag.dice_of(tmp_path, None, "all", ROOT / "models" / "pipnet.onnx")
+    assert labelled == 1
+    assert [(d["value"], d["label"]) for d in dice] == [(shows, shows)]
