@@ -50,6 +50,7 @@ from companion.synth.render import write_dataset  # noqa: E402
 from companion.synth.scene import SETUPS, write_scenes  # noqa: E402
 from companion.vision import recognizer as rec  # noqa: E402
 from companion.vision.pipnet import PipNet  # noqa: E402
+from companion.vision.pipread import is_flagged  # noqa: E402
 from companion.vision.tray import TrayProfile  # noqa: E402
 
 FLAGS = (0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)
@@ -104,8 +105,8 @@ def score(
     dice: list[dict], labelled: int, flag_below: float, floor: float | None, agree: bool = True
 ) -> dict:
     """Right, sure-wrong and flagged shares of the labelled dice under one rule; with
-    ``agree`` a die whose views did not all read its value is flagged too (as
-    ``pipread.read_with_net`` does)."""
+    ``agree`` a die whose views did not all read its value is flagged too
+    (``pipread.is_flagged``, the rule the reader applies)."""
     right = sure_wrong = flagged = extra = 0
     for d in dice:
         if d["value"] is None:
@@ -113,9 +114,7 @@ def score(
         if d["label"] is None:
             extra += 1
             continue
-        confirmed = floor is not None and d["p"] >= floor and d["count"] == d["value"]
-        unsure = d["p"] < flag_below and not confirmed
-        unsure = unsure or (agree and not d["agree"])
+        unsure = is_flagged(d["p"], d["value"], d["count"], d["agree"], flag_below, floor, agree)
         right += d["value"] == d["label"]
         flagged += unsure
         sure_wrong += not unsure and d["value"] != d["label"]

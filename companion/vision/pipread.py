@@ -13,9 +13,10 @@ from companion.vision.types import Die, DieRegion
 
 # Every die is read in this many views (quarter turns of its crop) and their
 # probabilities averaged: a die looks the same turned, the net's mistakes need not.
-# With the flag rule below, on 3,600 rendered dice (seeds 8101, 8102, 8301, 8302) the net
-# that ships read 7 wrong and unflagged instead of 18 with one view (four where it was
-# under 0.7) and the rule before; models/pipnet.json "trust".
+# With the flag rule below, on 3,600 rendered dice (seeds 8101, 8102, 8301, 8302; the
+# rule was chosen on them too, so a validation figure) the net that ships read 7 wrong
+# and unflagged instead of 18 with one view (four where it was under 0.7) and the rule
+# before; models/pipnet.json "trust".
 READ_VIEWS = 4
 # A die flagged uncertain is looked at once more for the value proposed with its "?": its
 # crop centred on the top face the net found and this share of the region's edge, read
@@ -51,6 +52,24 @@ class Candidate:
     agree: bool = True  # every view read ``value``
 
 
+def is_flagged(
+    confidence: float,
+    value: int,
+    count: int | None,
+    agree: bool,
+    flag_below: float,
+    counter_floor: float | None,
+    split_views: bool,
+) -> bool:
+    """The flag rule for one die the net read as ``value`` (``read_with_net`` applies it
+    with ``FLAG_BELOW``, ``COUNTER_FLOOR`` and ``FLAG_SPLIT_VIEWS``; ``tools/tune_flag.py``
+    tries others): below ``flag_below`` unless the pip counter's sure ``count`` (None:
+    none) is the same and the net at least ``counter_floor`` sure; or, with
+    ``split_views``, views that did not all read ``value``."""
+    confirmed = counter_floor is not None and confidence >= counter_floor and count == value
+    return (confidence < flag_below and not confirmed) or (split_views and not agree)
+
+
 def read_with_net(
     net: PipNet,
     frame: np.ndarray,
@@ -75,24 +94,21 @@ def read_with_net(
         # The finder's blob includes the shadow and the sides; the net says where
         # the top face is.
         region = region.moved_to(guess.center)
-        unsure = guess.confidence < FLAG_BELOW
-        confirmable = (
-            unsure and COUNTER_FLOOR is not None and guess.confidence >= COUNTER_FLOOR
-        )
-        count = read_pips(frame, region) if seen is not None or confirmable else None
-        if confirmable and count is not None:
-            unsure = count.uncertain or count.value != guess.value
-        if seen is not None and count is not None:
-            sure_count = None if count.uncertain else count.value
-            seen.append(
-                Candidate(region, guess.value, guess.confidence, sure_count, guess.agree)
-            )
+        # The counter is asked where it could clear the flag, and for every die in ``seen``.
+        confirmable = COUNTER_FLOOR is not None and COUNTER_FLOOR <= guess.confidence < FLAG_BELOW
+        pips = read_pips(frame, region) if seen is not None or confirmable else None
+        count = None if pips is None or pips.uncertain else pips.value
+        if seen is not None:
+            seen.append(Candidate(region, guess.value, guess.confidence, count, guess.agree))
         dice.append(
             Die(
                 region=region,
                 value=guess.value,
                 confidence=round(min(guess.confidence, region.confidence or 1.0), 3),
-                uncertain=unsure or (FLAG_SPLIT_VIEWS and not guess.agree),
+                uncertain=is_flagged(
+                    guess.confidence, guess.value, count, guess.agree,
+                    FLAG_BELOW, COUNTER_FLOOR, FLAG_SPLIT_VIEWS,
+                ),
             )
         )
     return _refocused(net, frame, dice)
