@@ -29,8 +29,9 @@ INPUT = 48  # side of the net's input crop in pixels
 SPAN = 1.5  # side of the crop in die edges (the finder's size): room for offsets and shadow
 CLASSES: tuple[int | None, ...] = (1, 2, 3, 4, 5, 6, None)  # None: not a die
 DEFAULT_MODEL = Path(__file__).resolve().parents[2] / "models" / "pipnet.onnx"
-# Below this softmax confidence a reading is flagged uncertain; see models/pipnet.json
-# for how often readings above and below it were right on the hold-out photos.
+# Below this softmax confidence a guess is marked uncertain (``PipGuess.uncertain``); see
+# models/pipnet.json "sure_check" for how often guesses above and below it were right. The
+# recogniser flags dice by its own rule (``pipread.FLAG_BELOW``), not by this.
 SURE = 0.7
 # The centre of a crop where the die's top face lies, as a share of the crop's side: the
 # crop spans ``SPAN`` finder edges, and the top face is about 0.8 of one (the finder's

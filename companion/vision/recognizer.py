@@ -71,8 +71,8 @@ class PipRecognizer:
     and on hard renders (0.983 vs 0.775, the previous spotter; ``models/pipspot.json``),
     in less time.
     The found regions are read by the pip net (``pipnet.py``, ``models/pipnet.onnx``);
-    a die it is not sure enough of, or whose turned views it reads differently, is
-    flagged uncertain (``pipread.read_with_net``). Without the model file, or with
+    each die in four turned views, and a die it is not sure enough of is flagged
+    uncertain (``pipread.read_with_net``). Without the model file, or with
     ``count_pips=True``, every region's pips are counted.
     """
 
