@@ -104,6 +104,9 @@ class PipRecognizer:
         self._die_sizes: dict[tuple[int, int], list[float]] = {}
         self._reads: dict[tuple[int, int], int] = {}
         self._seen: list[Candidate] | None = None  # while ``candidates`` reads
+        # While ``read`` reads a frame: the frame, once its die size has been measured.
+        self._frame: np.ndarray | None = None
+        self._measured: np.ndarray | None = None
 
     def __repr__(self) -> str:
         return (
@@ -192,6 +195,13 @@ class PipRecognizer:
         profile = profile or self.profile
         h, w = frame.shape[:2]
         seen = self._die_sizes.setdefault((w, h), [])
+        if self._measured is not None and self._measured is frame:
+            # ``read`` may read one frame in a found tray and whole (``_holds_the_dice``)
+            # and then in the tray again: the die is the same size in frame pixels each
+            # time, so it is measured once per frame (in the first of them, the tray).
+            return float(np.median(seen)) if seen else None
+        if self._frame is frame:
+            self._measured = frame
         count = self._reads[(w, h)] = self._reads.get((w, h), 0) + 1
         if len(seen) < SIZE_FRAMES or count % SIZE_EVERY == 0:
             if profile is not None and len(profile.corners) == 4:
@@ -242,8 +252,12 @@ class PipRecognizer:
         """
         check_frame(frame)
         t0 = time.perf_counter()
-        profile = self.tray(frame)
-        reading = self._read(frame, profile)
+        self._frame = frame
+        try:
+            profile = self.tray(frame)
+            reading = self._read(frame, profile)
+        finally:
+            self._frame = self._measured = None
         if self.keeper is not None:
             outline = None if profile is None else self.keeper.outline(frame.shape[1::-1])
             if outline is not None:

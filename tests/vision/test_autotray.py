@@ -11,9 +11,12 @@ import pytest
 from companion.evaluation import LabelledDie
 from companion.synth.render import render_throw
 from companion.synth.scene import Setup, compose
+from companion.synth.stage import render_stage
+from companion.synth.writer import Writer
 from companion.vision import autotray
 from companion.vision.autotray import TrayKeeper, side_steps, steps_match, widened
 from companion.vision.recognizer import PipRecognizer
+from companion.vision.spot import PipSpotter
 from companion.vision.tray import TrayProfile
 
 BAR = Setup("bar", (1920, 1080), 560, 0.08, 6.0, (0.58, 0.55), "bar", (0.92, 1.0, 1.1), 0.85)
@@ -99,6 +102,58 @@ def test_a_tray_the_reading_refuses_is_not_used_and_not_looked_for_every_frame()
     assert keeper.finds == 2
 
 
+def test_a_tray_outlined_as_the_whole_frame_is_kept_and_looked_for_again_now_and_then(
+    monkeypatch,
+):
+    # The finder sometimes outlines the whole frame (a tray that fills it; on this
+    # machine, the rendered tray of bench_pi's seed 7). No side can then be checked, and
+    # failing the check looked for the tray again in every frame read: about 35 ms each.
+    looks = []
+
+    def whole_frame(frame):
+        looks.append(frame)
+        h, w = frame.shape[:2]
+        return ((0.0, 0.0), (w - 4.0, 0.0), (w - 4.0, h - 4.0), (0.0, h - 4.0))
+
+    monkeypatch.setattr(autotray, "find_tray", whole_frame)
+    asked = []
+
+    def confirm(frame, tray):
+        asked.append(tray)
+        return 70.0
+
+    keeper = TrayKeeper(confirm)
+    writer = Writer(render_stage(9170, (1280, 960)), np.random.default_rng(9170), 15.0)
+    writer.throw()
+    writer.hold(0.4)
+    frames = writer.frames[-6:]
+    first = keeper.tray(frames[0])
+    assert first is not None and keeper.finds == 1
+    steps = side_steps(frames[0], keeper.outline((1280, 960)))
+    assert steps is not None and autotray.checkable_sides(steps) == 0
+    # Kept for the next frames without looking again ...
+    assert all(keeper.tray(f) == first for f in frames[1:])
+    assert keeper.finds == 1 and len(looks) == 1 and len(asked) == 1
+    # ... and looked for again every LOOK_EVERY frames, as a frame without a tray is.
+    for k in range(autotray.LOOK_EVERY):
+        keeper.tray(frames[k % len(frames)])
+    assert keeper.finds == 2 and len(looks) == 2
+
+
+def test_a_side_along_the_frame_border_is_not_checked_the_others_are():
+    first = _scene(9100)
+    corners = _corners(first)
+    before = side_steps(first.frame, corners)
+    assert before is not None and autotray.checkable_sides(before) == 4
+    # The same outline with its top side moved onto the frame's top row.
+    top = ((corners[0][0], 0.0), (corners[1][0], 0.0), corners[2], corners[3])
+    steps = side_steps(first.frame, top)
+    assert steps is not None and autotray.checkable_sides(steps) == 3
+    assert steps_match(steps, side_steps(first.frame, top))
+    # The camera knocked sideways still shows at the three other sides.
+    assert not steps_match(steps, side_steps(np.roll(first.frame, 8, axis=1), top))
+
+
 def test_a_tray_confirmed_once_needs_no_second_confirmation_in_the_same_place():
     answers = iter([25.0, None])
     keeper = TrayKeeper(lambda frame, tray: next(answers))
@@ -173,3 +228,25 @@ def test_a_tray_too_narrow_for_a_die_reads_no_dice():
     assert PipRecognizer(profile).read(scene.frame).dice == ()
     counting = PipRecognizer(profile, count_pips=True)
     assert counting.read(scene.frame).dice == ()
+
+
+def test_without_a_profile_a_frame_is_measured_once_however_often_it_is_read_in_it():
+    # The first frame read without a profile is read in the tray found and whole (to
+    # confirm the tray), then in the tray again; the die size is measured once of it.
+    class Counting(PipSpotter):
+        measures = 0
+
+        def estimate_die_size(self, frame, *args, **kwargs):
+            Counting.measures += 1
+            return super().estimate_die_size(frame, *args, **kwargs)
+
+    scene = _scene(9150, n_dice=6)
+    recognizer = PipRecognizer(spotter=Counting())
+    first = recognizer.read(scene.frame)
+    assert recognizer.keeper is not None and recognizer.keeper.finds == 1
+    assert Counting.measures == 1
+    # The next frame with dice is measured again (the first few are, then every 50th).
+    again = recognizer.read(scene.frame.copy())
+    assert Counting.measures == 2
+    assert sorted(d.value for d in again.dice) == sorted(d.value for d in first.dice)
+    assert len(first.dice) >= len(scene.dice) - 1
