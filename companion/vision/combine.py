@@ -8,6 +8,8 @@ rest (same kind, same frame size) and returns one ``Reading``:
 - dice are matched across readings by the centre of their top face: within
   ``match_edges`` die edges of a group's mean centre they are the same die;
 - a die is kept when at least half of the readings saw it (a ghost seen once is not);
+  :func:`seen_too_seldom` gives the others, flagged, for a caller that has other
+  evidence that something lies there (``watch.py``);
 - its value is the one most readings gave (ties: the more confident total); where the
   readings that saw it disagree, or none was sure of it, the die is marked uncertain;
 - its confidence is the mean confidence of the readings that gave the kept value,
@@ -19,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from companion.vision.types import Die, Reading, VisionError
 
@@ -45,6 +47,36 @@ class _Group:
 
 def combine_readings(readings: Sequence[Reading], match_edges: float = MATCH_EDGES) -> Reading:
     """One reading from several readings of the same rest (see the module's docstring)."""
+    groups = _grouped(readings, match_edges)
+    n = len(readings)
+    dice = [_combine_die(g, n) for g in groups if 2 * len(g.members) >= n]
+    timings: dict[str, float] = {}
+    for reading in readings:
+        for key, value in reading.timings_ms.items():
+            timings[key] = timings.get(key, 0.0) + value
+    return Reading(
+        readings[0].kind,
+        tuple(dice),
+        readings[0].frame_size,
+        timings,
+        unfamiliar=any(r.unfamiliar for r in readings),
+    )
+
+
+def seen_too_seldom(
+    readings: Sequence[Reading], match_edges: float = MATCH_EDGES
+) -> tuple[Die, ...]:
+    """The dice ``combine_readings`` leaves out (seen by fewer than half the readings),
+    each flagged uncertain: a ghost, or a die the finder sees in one frame of three."""
+    groups = _grouped(readings, match_edges)
+    n = len(readings)
+    return tuple(
+        replace(_combine_die(g, n), uncertain=True) for g in groups if 2 * len(g.members) < n
+    )
+
+
+def _grouped(readings: Sequence[Reading], match_edges: float) -> list[_Group]:
+    """The dice of ``readings`` grouped by position (the module's docstring)."""
     if not readings:
         raise VisionError("combine_readings needs at least one reading")
     kinds = {r.kind for r in readings}
@@ -74,19 +106,7 @@ def combine_readings(readings: Sequence[Reading], match_edges: float = MATCH_EDG
             else:
                 groups[best].members.append(die)
                 taken.add(best)
-    n = len(readings)
-    dice = [_combine_die(g, n) for g in groups if 2 * len(g.members) >= n]
-    timings: dict[str, float] = {}
-    for reading in readings:
-        for key, value in reading.timings_ms.items():
-            timings[key] = timings.get(key, 0.0) + value
-    return Reading(
-        readings[0].kind,
-        tuple(dice),
-        readings[0].frame_size,
-        timings,
-        unfamiliar=any(r.unfamiliar for r in readings),
-    )
+    return groups
 
 
 def _combine_die(group: _Group, n_readings: int) -> Die:

@@ -67,7 +67,7 @@ import cv2
 import numpy as np
 
 from companion.vision.tray import TrayProfile
-from companion.vision.types import Reading, VisionError
+from companion.vision.types import Die, Reading, VisionError
 
 # A die's edge as a share of the frame's longer side when no profile gives it: the
 # camera is set up to frame the tray, where a 16 mm die is ~5.5 % of the picture
@@ -247,6 +247,17 @@ class OcclusionDetector:
             # The hidden throw's cup, a thing left lying: not in the way of the next throw.
             fg[self._standing.mask > 0] = 0
         return cv2.bitwise_and(fg, self._mask)
+
+    def occupied(self, small: np.ndarray, frame_size: tuple[int, int], die: Die) -> float:
+        """The share of ``die``'s top face (a disc of half its edge) that is foreground:
+        whether something lies where it was read, or the floor shows as it did."""
+        fg = self.foreground(small, frame_size)
+        disc = np.zeros_like(fg)
+        x, y = die.region.center
+        radius = max(1, round(0.5 * die.region.size * self._scale))
+        cv2.circle(disc, (round(x * self._scale), round(y * self._scale)), radius, 255, -1)
+        inside = int(np.count_nonzero(disc))
+        return int(np.count_nonzero(fg & disc)) / inside if inside else 0.0
 
     def check(self, small: np.ndarray, frame_size: tuple[int, int]) -> TrayState:
         """Is the tray blocked by something that is not a die, or covered by a cup?"""

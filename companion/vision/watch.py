@@ -9,6 +9,13 @@ recogniser and combines them (:func:`~companion.vision.combine.combine_readings`
 reading several frames adds no wait after the still time. The combined reading is then
 compared with the last accepted dice rest:
 
+- a die the combined reading left out for being seen in too few of the frames
+  (``combine.seen_too_seldom``) is kept, flagged uncertain, where at least
+  ``SELDOM_OCCUPIED`` of its top face differs from the tray as last seen at rest
+  (``OcclusionDetector.occupied``): something lies there, and the finder can see a die
+  at the edge of its threshold in one frame of three. Left out, it vanished from the
+  throw unnoticed, or its picture blocked the rest. A ghost on the bare floor is not
+  kept;
 - foreground that no die explains (a coaster beside the dice) blocks the rest;
 - the same dice, each within ``nudge_edges`` die edges of where it lay and showing
   the same value (or flagged uncertain in one of the two readings: a die read as a four
@@ -39,7 +46,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from companion.vision.combine import combine_readings
+from companion.vision.combine import combine_readings, seen_too_seldom
 from companion.vision.occlusion import channel_max
 from companion.vision.settle import AT_REST, BLOCKED, COVERED, MOVING, SettleDetector
 from companion.vision.types import Die, Reading
@@ -52,6 +59,9 @@ FRAMES_TO_READ = 3
 # photos, seed 79): a speck changed 3-5, the dice 150-180.
 MARK_CHANGE = 25
 MARK_SHARE = 0.1
+# A die seen in too few of a rest's frames is kept (flagged) where at least this share of
+# its top face is foreground to the occlusion check: more of it than not is no floor.
+SELDOM_OCCUPIED = 0.5
 
 THROW = "throw"  # new dice at rest
 SAME = "same"  # the dice of the last rest again (nudged, or an occluder left)
@@ -135,11 +145,16 @@ class ThrowWatcher:
             self._accept(self.last)
             return WatchEvent(SAME, now, self.last)
         try:
-            reading = combine_readings([self.read(f) for f in self._still])
+            readings = [self.read(f) for f in self._still]
         except Exception:
             self.settle.retry()  # look at the rest again with the next frame
             raise
-        return self._decide(self._without_marks(reading, self._still[-1]), now)
+        reading = combine_readings(readings)
+        seldom = replace(reading, dice=seen_too_seldom(readings))
+        return self._decide(
+            self._without_marks(reading, self._still[-1]), now,
+            self._without_marks(seldom, self._still[-1]).dice,
+        )
 
     def _without_marks(self, reading: Reading, frame: np.ndarray) -> Reading:
         """``reading`` less the dice that are marks on the floor (module's docstring)."""
@@ -151,13 +166,19 @@ class ThrowWatcher:
             return reading
         return replace(reading, dice=dice)
 
-    def _decide(self, reading: Reading, now: float) -> WatchEvent:
+    def _decide(
+        self, reading: Reading, now: float, seldom: tuple[Die, ...] = ()
+    ) -> WatchEvent:
         occlusion = self.settle.occlusion
         assert self.settle.small is not None and self.settle.frame_size is not None
         if occlusion is not None:
-            view = occlusion.unexplained(
-                self.settle.small, self.settle.frame_size, reading, self.last
+            small, size = self.settle.small, self.settle.frame_size
+            there = tuple(
+                d for d in seldom if occlusion.occupied(small, size, d) >= SELDOM_OCCUPIED
             )
+            if there:
+                reading = replace(reading, dice=reading.dice + there)
+            view = occlusion.unexplained(small, size, reading, self.last)
             if view.blocked:
                 self.settle.block(view)
                 return WatchEvent(BLOCKED, now, reason=view.reason)
