@@ -174,17 +174,31 @@ class CameraDemo:
         self._loop = loop
         self._pause = pause
         self._rng = np.random.default_rng(seed)
+        self._seed = seed
+        self._writer: Any = None  # the rendered tray the throws land in, made on first use
         self._clock = 0.0
         self._interval = settle_seconds / 3
         # The turn thrown but not yet recorded: player, dice, whether it is a reveal.
         self._turn: tuple[str, list[int], bool] | None = None
 
     def _render(self, dice: list[int]) -> Throw:
-        from companion.synth.render import render_throw
+        """The throw of ``dice`` as the camera sees it: a hand throwing them into the same
+        rendered tray as every throw before (``synth.writer.Writer``), then the dice at
+        rest. A tray that changed as a whole between throws would be taken for something
+        lying in it, and the camera would never read a throw."""
+        if self._writer is None:
+            from companion.synth.stage import render_stage
+            from companion.synth.writer import Writer
 
-        seeds = self._rng.integers(0, 2**31, size=3)
-        moving = [render_throw(int(s), 3, size=self.size).image for s in seeds[:2]]
-        still = render_throw(int(seeds[2]), 3, size=self.size, faces=dice).image
+            stage = render_stage(self._seed, self.size)
+            self._writer = Writer(stage, self._rng, 1.0 / self._interval)
+        writer = self._writer
+        writer.frames.clear()
+        writer.throw(values=dice)
+        moving = list(writer.frames)
+        writer.hold(1.0 / writer.fps)
+        still = writer.frames[-1]
+        writer.frames.clear()
         return Throw(moving, still)
 
     def _throw(self) -> Throw | None:

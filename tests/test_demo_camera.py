@@ -30,11 +30,13 @@ def test_every_turn_is_stored_with_the_dice_that_were_thrown(table):
         else:
             stored[entry["version"]] = action["dice"]
     assert list(stored.values()) == [r.truth for r in results]
-    # a throw the button recorded is exactly what the camera read
+    # The camera reads the throws: the button records them as read (none entered by hand
+    # because the camera saw something in the tray), and what it recorded is what was thrown.
+    assert [r.by for r in results] == ["button"] * 4, results
     for r in results:
-        if r.by == "button":
-            assert r.read == r.truth
-    assert companion.frames == 4 * 7
+        assert r.read == r.truth
+    # Every frame went through the companion: 3 or 4 of the dice flying, 5 at rest.
+    assert 4 * (3 + 5) <= companion.frames <= 4 * (4 + 5)
 
 
 def test_the_demo_stops_when_its_game_is_no_longer_active(table):

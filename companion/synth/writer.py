@@ -115,8 +115,9 @@ class Writer:
                 return x, y
         raise RuntimeError("no free spot for a die; the tray area is too small")
 
-    def new_die(self, avoid: Sequence[Placed]) -> Placed:
-        value = int(self.rng.integers(1, 7))
+    def new_die(self, avoid: Sequence[Placed], value: int | None = None) -> Placed:
+        if value is None:
+            value = int(self.rng.integers(1, 7))
         pool = self.stage.sprites[value]
         sprite = pool[int(self.rng.integers(len(pool)))]
         x, y = self.spot(avoid)
@@ -135,15 +136,19 @@ class Writer:
 
     # -- events -----------------------------------------------------------------
 
-    def throw(self, keep: int = 0, quick: bool = True, n: int = 3) -> None:
-        """Throw ``n - keep`` dice (the others stay where they lay)."""
+    def throw(self, keep: int = 0, quick: bool = True, n: int = 3,
+              values: Sequence[int] | None = None) -> None:
+        """Throw ``n - keep`` dice (the others stay where they lay); ``values`` fixes what
+        the thrown dice show (``n - keep`` pip values), else they are drawn at random."""
+        if values is not None and len(values) != n - keep:
+            raise ValueError(f"{n - keep} dice are thrown, {len(values)} values given")
         start = len(self.frames)
         kept = list(self.rng.choice(len(self.dice), keep, replace=False)) if keep else []
         stay = [self.dice[int(i)] for i in kept]
         old = list(self.dice)
         new = list(stay)
-        for _ in range(n - keep):
-            new.append(self.new_die(old + new))
+        for k in range(n - keep):
+            new.append(self.new_die(old + new, None if values is None else int(values[k])))
         flying = new[keep:]
         look, entry = self.look(), self.entry()
         frames = int(self.rng.integers(3, 5)) if quick else int(self.rng.integers(7, 11))

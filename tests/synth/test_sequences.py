@@ -48,6 +48,17 @@ def test_kept_dice_stay_where_they_lay(stage):
     assert len(set(before) & set(after)) == 2
 
 
+def test_a_throw_can_be_told_what_the_dice_show(stage):
+    writer = Writer(stage, np.random.default_rng(8), 10.0)
+    writer.throw(values=(6, 6, 2))
+    assert sorted(d.value for d in writer.dice) == [2, 6, 6]
+    assert writer.expected[-1]["values"] == [2, 6, 6]
+    writer.throw(keep=1, values=(1, 3))
+    assert sorted(d.value for d in writer.dice[1:]) == [1, 3]
+    with pytest.raises(ValueError, match="2 dice are thrown, 3 values given"):
+        writer.throw(keep=1, values=(1, 2, 3))
+
+
 def test_a_die_sprite_takes_no_piece_of_the_die_beside_it():
     from companion.synth.stage import _cut_sprite
 
