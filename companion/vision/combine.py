@@ -8,8 +8,8 @@ rest (same kind, same frame size) and returns one ``Reading``:
 - dice are matched across readings by the centre of their top face: within
   ``match_edges`` die edges of a group's mean centre they are the same die;
 - a die is kept when at least half of the readings saw it (a ghost seen once is not);
-  :func:`seen_too_seldom` gives the others, flagged, for a caller that has other
-  evidence that something lies there (``watch.py``);
+  :func:`combine_with_left_out` also gives the others, flagged, for a caller that has
+  other evidence that something lies there (``watch.py``);
 - its value is the one most readings gave (ties: the more confident total); where the
   readings that saw it disagree, or none was sure of it, the die is marked uncertain;
 - its confidence is the mean confidence of the readings that gave the kept value,
@@ -47,32 +47,33 @@ class _Group:
 
 def combine_readings(readings: Sequence[Reading], match_edges: float = MATCH_EDGES) -> Reading:
     """One reading from several readings of the same rest (see the module's docstring)."""
+    return combine_with_left_out(readings, match_edges)[0]
+
+
+def combine_with_left_out(
+    readings: Sequence[Reading], match_edges: float = MATCH_EDGES
+) -> tuple[Reading, tuple[Die, ...]]:
+    """``combine_readings``'s reading, and the dice it leaves out (seen by fewer than half
+    the readings), each flagged uncertain: a ghost, or a die the finder sees in one frame
+    of three."""
     groups = _grouped(readings, match_edges)
     n = len(readings)
     dice = [_combine_die(g, n) for g in groups if 2 * len(g.members) >= n]
+    left_out = tuple(
+        replace(_combine_die(g, n), uncertain=True) for g in groups if 2 * len(g.members) < n
+    )
     timings: dict[str, float] = {}
     for reading in readings:
         for key, value in reading.timings_ms.items():
             timings[key] = timings.get(key, 0.0) + value
-    return Reading(
+    combined = Reading(
         readings[0].kind,
         tuple(dice),
         readings[0].frame_size,
         timings,
         unfamiliar=any(r.unfamiliar for r in readings),
     )
-
-
-def seen_too_seldom(
-    readings: Sequence[Reading], match_edges: float = MATCH_EDGES
-) -> tuple[Die, ...]:
-    """The dice ``combine_readings`` leaves out (seen by fewer than half the readings),
-    each flagged uncertain: a ghost, or a die the finder sees in one frame of three."""
-    groups = _grouped(readings, match_edges)
-    n = len(readings)
-    return tuple(
-        replace(_combine_die(g, n), uncertain=True) for g in groups if 2 * len(g.members) < n
-    )
+    return combined, left_out
 
 
 def _grouped(readings: Sequence[Reading], match_edges: float) -> list[_Group]:

@@ -61,6 +61,7 @@ hand or an arm always reaches over the rim, and blocks while it is there.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -248,16 +249,23 @@ class OcclusionDetector:
             fg[self._standing.mask > 0] = 0
         return cv2.bitwise_and(fg, self._mask)
 
-    def occupied(self, small: np.ndarray, frame_size: tuple[int, int], die: Die) -> float:
-        """The share of ``die``'s top face (a disc of half its edge) that is foreground:
-        whether something lies where it was read, or the floor shows as it did."""
+    def occupied(
+        self, small: np.ndarray, frame_size: tuple[int, int], dice: Sequence[Die]
+    ) -> list[float]:
+        """For each die, the share of its top face (a disc of half its edge) that is
+        foreground: whether something lies where it was read, or the floor shows as it did."""
+        if not dice:
+            return []
         fg = self.foreground(small, frame_size)
-        disc = np.zeros_like(fg)
-        x, y = die.region.center
-        radius = max(1, round(0.5 * die.region.size * self._scale))
-        cv2.circle(disc, (round(x * self._scale), round(y * self._scale)), radius, 255, -1)
-        inside = int(np.count_nonzero(disc))
-        return int(np.count_nonzero(fg & disc)) / inside if inside else 0.0
+        shares = []
+        for die in dice:
+            disc = np.zeros_like(fg)
+            x, y = die.region.center
+            radius = max(1, round(0.5 * die.region.size * self._scale))
+            cv2.circle(disc, (round(x * self._scale), round(y * self._scale)), radius, 255, -1)
+            inside = int(np.count_nonzero(disc))
+            shares.append(int(np.count_nonzero(fg & disc)) / inside if inside else 0.0)
+        return shares
 
     def check(self, small: np.ndarray, frame_size: tuple[int, int]) -> TrayState:
         """Is the tray blocked by something that is not a die, or covered by a cup?"""

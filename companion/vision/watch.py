@@ -10,7 +10,7 @@ reading several frames adds no wait after the still time. The combined reading i
 compared with the last accepted dice rest:
 
 - a die the combined reading left out for being seen in too few of the frames
-  (``combine.seen_too_seldom``) is kept, flagged uncertain, where at least
+  (``combine.combine_with_left_out``) is kept, flagged uncertain, where at least
   ``SELDOM_OCCUPIED`` of its top face differs from the tray as last seen at rest
   (``OcclusionDetector.occupied``): something lies there, and the finder can see a die
   at the edge of its threshold in one frame of three. Left out, it vanished from the
@@ -46,7 +46,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from companion.vision.combine import combine_readings, seen_too_seldom
+from companion.vision.combine import combine_with_left_out
 from companion.vision.occlusion import channel_max
 from companion.vision.settle import AT_REST, BLOCKED, COVERED, MOVING, SettleDetector
 from companion.vision.types import Die, Reading
@@ -149,8 +149,8 @@ class ThrowWatcher:
         except Exception:
             self.settle.retry()  # look at the rest again with the next frame
             raise
-        reading = combine_readings(readings)
-        seldom = replace(reading, dice=seen_too_seldom(readings))
+        reading, left_out = combine_with_left_out(readings)
+        seldom = replace(reading, dice=left_out)
         return self._decide(
             self._without_marks(reading, self._still[-1]), now,
             self._without_marks(seldom, self._still[-1]).dice,
@@ -173,9 +173,9 @@ class ThrowWatcher:
         assert self.settle.small is not None and self.settle.frame_size is not None
         if occlusion is not None:
             small, size = self.settle.small, self.settle.frame_size
-            there = tuple(
-                d for d in seldom if occlusion.occupied(small, size, d) >= SELDOM_OCCUPIED
-            )
+            shares = occlusion.occupied(small, size, seldom)
+            there = tuple(d for d, share in zip(seldom, shares, strict=True)
+                          if share >= SELDOM_OCCUPIED)
             if there:
                 reading = replace(reading, dice=reading.dice + there)
             view = occlusion.unexplained(small, size, reading, self.last)

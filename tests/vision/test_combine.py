@@ -2,7 +2,7 @@
 
 import pytest
 
-from companion.vision.combine import combine_readings, seen_too_seldom
+from companion.vision.combine import combine_readings, combine_with_left_out
 from companion.vision.types import Die, DieRegion, Reading, VisionError
 
 
@@ -53,12 +53,12 @@ def test_the_dice_seen_too_seldom_are_the_ones_left_out_and_are_flagged():
     a = reading(die(2, 100, 100), die(3, 300, 300))
     b = reading(die(2, 100, 100), die(4, 500, 100, confidence=0.95))  # seen once
     c = reading(die(2, 101, 100), die(3, 300, 301))
-    (once,) = seen_too_seldom([a, b, c])
+    (once,) = combine_with_left_out([a, b, c])[1]
     assert once.value == 4 and once.uncertain and once.region.center == (500, 100)
     assert once.confidence == pytest.approx(0.95 / 3, abs=1e-3)
-    assert seen_too_seldom([a, c]) == ()
+    assert combine_with_left_out([a, c])[1] == ()
     # Of two readings, a die seen by one is kept (half of them saw it).
-    assert seen_too_seldom([a, reading(die(2, 100, 100))]) == ()
+    assert combine_with_left_out([a, reading(die(2, 100, 100))])[1] == ()
 
 
 def test_dice_further_apart_than_half_an_edge_are_different_dice():
