@@ -100,15 +100,20 @@ class _ScriptedNet(PipNet):
         ]
 
 
-def test_a_die_read_under_flag_below_is_flagged_and_the_counter_clears_none():
+def test_a_die_read_under_flag_below_is_flagged_unless_the_counter_counts_the_same():
     frame = frame_with_dice([(300, 200, 20, 4)], colours=[COLOURS["white"]], seed=3)
     region = [_region(300, 200, angle=20)]
     (sure,) = read_with_net(_ScriptedNet(4, FLAG_BELOW + 0.01), frame, region)
     assert (sure.value, sure.uncertain) == (4, False)
-    # Just under FLAG_BELOW: flagged, though the pip counter counts the same four (the
-    # rule that ships lets the counter clear no flag: COUNTER_FLOOR is None).
-    assert pipread.COUNTER_FLOOR is None
-    (unsure,) = read_with_net(_ScriptedNet(4, FLAG_BELOW - 0.01), frame, region)
+    # The rule that ships: just under FLAG_BELOW the pip counter, counting four, clears
+    # the flag of a four but not of a five; under COUNTER_FLOOR it clears none.
+    floor = pipread.COUNTER_FLOOR
+    assert floor is not None and floor < FLAG_BELOW - 0.01
+    (confirmed,) = read_with_net(_ScriptedNet(4, FLAG_BELOW - 0.01), frame, region)
+    assert (confirmed.value, confirmed.uncertain) == (4, False)
+    (doubted,) = read_with_net(_ScriptedNet(5, FLAG_BELOW - 0.01), frame, region)
+    assert (doubted.value, doubted.uncertain) == (5, True)
+    (unsure,) = read_with_net(_ScriptedNet(4, floor - 0.01), frame, region)
     assert (unsure.value, unsure.uncertain) == (4, True)
 
 
@@ -171,7 +176,9 @@ def test_every_die_is_read_once_in_the_readers_views():
     # view each); every die sure: no second look.
     assert sure_net.calls[-1] == (6, READ_VIEWS) and READ_VIEWS == 4
     # A flagged die is looked at twice more (whole and refocused), nothing else is.
-    scripted = _ScriptedNet(3, FLAG_BELOW - 0.05)
+    # (Under the counter's floor too, so that no counted three clears a flag.)
+    assert min(FLAG_BELOW, pipread.COUNTER_FLOOR or 1.0) > 0.5
+    scripted = _ScriptedNet(3, 0.5)
     regions = [_region(x, y, angle=a % 90) for x, y, a, _ in dice]
     assert all(d.uncertain for d in read_with_net(scripted, frame, regions))
     assert scripted.calls == [(6, READ_VIEWS)] * 3
