@@ -126,6 +126,18 @@ def calibration(settings: Settings, frame_size: tuple[int, int] | None) -> Check
         return Check("calibration", FAIL,
                      f"made for {w}x{h}, the camera gives {frame_size[0]}x{frame_size[1]}",
                      "calibrate again with a frame from this camera")
+    from companion.vision.calibrate import SMALL_DIE, small_die
+
+    # The die edge at the camera's own picture width (the profile's scales with it).
+    die = profile.die_size
+    if die is not None and frame_size is not None:
+        die *= frame_size[0] / w
+    if small_die(die):
+        return Check("calibration", WARN,
+                     f"{settings.calibration}: dice are {die:.0f} px across; below "
+                     f"{SMALL_DIE:.0f} px some are read wrong or left to check",
+                     "move the camera closer to the tray or choose a larger picture "
+                     "(camera resolution), then calibrate again")
     return Check("calibration", OK, f"{settings.calibration} ({w}x{h})")
 
 

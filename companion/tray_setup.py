@@ -163,7 +163,12 @@ class TraySetup:
         saying what is wrong, ``NoFrameYet`` without a frame; nothing is then written
         or applied.
         """
-        from companion.vision.calibrate import calibrate, check_corners
+        from companion.vision.calibrate import (
+            calibrate,
+            check_corners,
+            small_die,
+            small_die_advice,
+        )
         from companion.vision.trayfind import clockwise
 
         points = parse_corner_list(corners)
@@ -180,15 +185,18 @@ class TraySetup:
                 self._apply(saved)
         profile = saved.to_dict()
         size = profile["die_size"]
+        message = f"saved to {self.path}; " + (
+            "no die seen: put a few dice in the tray and save again"
+            if size is None else f"die edge {size} px"
+        )
+        if small_die(size):
+            message += f"; {small_die_advice(size)}"
         return {
             "profile": profile,
             "path": str(self.path),
             "die_method": result.die_method,
-            "message": (
-                f"saved to {self.path}; "
-                + ("no die seen: put a few dice in the tray and save again"
-                   if size is None else f"die edge {size} px")
-            ),
+            "small_die": small_die(size),
+            "message": message,
         }
 
 

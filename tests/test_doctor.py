@@ -65,6 +65,23 @@ def test_a_calibration_for_another_frame_shape_fails(tmp_path):
     assert bad.level == "fail" and "1920x1080" in bad.detail and "calibrate again" in bad.fix
 
 
+def test_dice_too_small_in_the_picture_are_a_warning_with_the_fix(tmp_path):
+    from companion.vision.calibrate import SMALL_DIE
+    from companion.vision.tray import TrayProfile
+
+    path = tmp_path / "tray.json"
+    corners = ((10, 10), (600, 10), (600, 460), (10, 460))
+    TrayProfile((640, 480), corners, SMALL_DIE - 6, (100, 100, 100)).save(path)
+    settings = Settings(calibration=path)
+    small = doctor.calibration(settings, (640, 480))
+    assert small.level == "warn" and f"{SMALL_DIE - 6:.0f} px" in small.detail
+    assert "closer" in small.fix and "calibrate again" in small.fix
+    # The same profile read at twice the picture width: the dice are twice as large.
+    assert doctor.calibration(settings, (1280, 960)).level == "ok"
+    TrayProfile((640, 480), corners, SMALL_DIE + 1, (100, 100, 100)).save(path)
+    assert doctor.calibration(settings, (640, 480)).level == "ok"
+
+
 def test_a_damaged_database_fails(tmp_path):
     settings = Settings(data_dir=tmp_path)
     settings.database.write_bytes(b"not a database at all" * 100)

@@ -70,7 +70,12 @@ def _eval_pips(args: argparse.Namespace) -> int:
 def _calibrate_tray(args: argparse.Namespace) -> int:
     import cv2
 
-    from companion.vision.calibrate import calibrate, draw_calibration
+    from companion.vision.calibrate import (
+        calibrate,
+        draw_calibration,
+        small_die,
+        small_die_advice,
+    )
     from companion.vision.tray import parse_corners
     from companion.vision.trayfind import TrayNotFound
 
@@ -96,6 +101,8 @@ def _calibrate_tray(args: argparse.Namespace) -> int:
     corners_text = " ".join(f"({x:.0f},{y:.0f})" for x, y in profile.corners)
     print(f"tray {how}: corners {corners_text}", file=sys.stdout)
     print(f"tray profile written to {args.out} ({size})", file=sys.stdout)
+    if profile.die_size is not None and small_die(profile.die_size):
+        print(f"note: {small_die_advice(profile.die_size)}", file=sys.stdout)
     if args.show:
         print(f"check the picture {args.show}; if the outline is wrong, give --corners")
     return 0

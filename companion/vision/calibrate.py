@@ -21,6 +21,29 @@ from companion.vision.spot import PIP_MODEL, PipSpotter, choose_spotter
 from companion.vision.tray import TrayProfile, TrayProfileError
 from companion.vision.trayfind import Corners, find_tray
 
+# Below this die edge (frame pixels) the pips carry too few pixels to read every die:
+# dark dice with dark red pips are flagged or misread. Measured by
+# ``tools/die_size_sweep.py`` (the validation photos of tray-a at one camera set-up and
+# tray sizes from 330 to 700 px, calibrated from the corners, read by the train-split
+# net; a validation figure): dice of 16, 18.5, 21, 24, 29.6 and 34.7 px read 0.953, 0.951,
+# 0.978, 0.984, 0.992 and 0.992 of their dice right, flagging 12, 10, 7, 6, 4 and 3.5 %.
+SMALL_DIE = 28.0
+
+
+def small_die(die_size: float | None) -> bool:
+    """Whether dice of ``die_size`` frame pixels are too small to be read reliably."""
+    return die_size is not None and die_size < SMALL_DIE
+
+
+def small_die_advice(die_size: float) -> str:
+    """What to tell a person whose camera shows the dice ``die_size`` pixels across."""
+    return (
+        f"the dice are only {die_size:.0f} px across; below {SMALL_DIE:.0f} px some dice"
+        " (dark dice with dark pips first) are read wrong or left for you to check."
+        " Move the camera closer to the tray or choose a larger picture (camera"
+        " resolution), then calibrate again"
+    )
+
 
 @dataclass(frozen=True)
 class Calibration:

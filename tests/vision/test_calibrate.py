@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -12,8 +13,9 @@ from pipdraw import frame_with_dice, photos_dir
 from companion.cli import main
 from companion.evaluation import LabelledDie, read_image, read_labels
 from companion.synth.render import render_throw
-from companion.synth.scene import SETUPS, compose, surround, write_scenes
+from companion.synth.scene import SETUPS, compose, corners_text, surround, write_scenes
 from companion.vision.calibrate import (
+    SMALL_DIE,
     calibrate,
     check_corners,
     classic_die_size,
@@ -170,6 +172,28 @@ def test_cli_finds_the_tray_and_writes_the_picture(tmp_path, capsys):
     error = np.linalg.norm(np.array(data["corners"]) - scene.corners, axis=1)
     assert error.max() < 0.03 * _side(scene.corners)
     assert cv2.imread(str(show)).shape == scene.frame.shape
+
+
+def test_cli_says_when_the_dice_are_too_small_to_read_reliably(tmp_path, capsys):
+    # The same dice in the same tray, the camera far (dice about 18 px) and near (53 px).
+    for setup, tray_px, small in (("webcam-small", 240, True), ("webcam-wood", 700, False)):
+        scene = compose(
+            frame_with_dice(DICE, size=(640, 640), edge=48, background=(200, 205, 205), seed=4),
+            [LabelledDie(v, x, y, 48, 48) for x, y, _, v in DICE],
+            replace(SETUPS[setup], tray_px=tray_px), np.random.default_rng(4),
+        )
+        image = tmp_path / f"{setup}.jpg"
+        cv2.imwrite(str(image), scene.frame)
+        corners = corners_text(scene.corners)
+        out = tmp_path / f"{setup}.json"
+        assert main(["calibrate", "tray", str(image), "--corners", corners, "--out",
+                     str(out)]) == 0
+        text = capsys.readouterr().out
+        die = json.loads(out.read_text())["die_size"]
+        assert (die < SMALL_DIE) is small, die
+        assert ("note: the dice are only" in text) is small
+        if small:
+            assert f"{die:.0f} px across" in text and "closer" in text
 
 
 def test_cli_without_a_tray_exits_2_and_asks_for_corners(tmp_path, capsys):

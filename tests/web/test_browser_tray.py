@@ -76,3 +76,23 @@ def test_the_keeper_taps_four_corners_and_saves(server, phone, tmp_path):
     assert error.max() < 8, error
     assert data["die_size"] is not None
     assert applied.profiles == [TrayProfile.load(setup.path)]
+
+
+def test_the_keeper_is_told_when_the_dice_are_too_small(server, phone, tmp_path):
+    # The camera far above the tray: the dice come out about 18 px across.
+    scene = tray_scene("webcam-small", tray_px=240)
+    setup = TraySetup(tmp_path / "calibration" / "pub.json", Applied(), finder="classic")
+    setup.keep(scene.frame)
+    server.table.attach_tray_setup(setup)
+    game = server.table.create_game("schocken", SCHOCKEN_SETUP, PIN)
+    keeper = phone(f"{server.url}/games/{game}")
+    become_scorekeeper(keeper)
+    keeper.goto(f"{server.url}/camera/tray")
+    keeper.wait_for_selector("#tray-overlay circle.tray-corner")
+    keeper.click("#tray-save")
+    keeper.wait_for_selector("#tray-saved:not([hidden])")
+    note = keeper.inner_text("#tray-saved")
+    die = json.loads(setup.path.read_text())["die_size"]
+    # German by default: saved, the die edge, and what to do about it.
+    assert "Gespeichert" in note and f"nur {int(die + 0.5)} px" in note and "näher" in note
+    shot(keeper, "tray-small-dice")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -12,18 +13,21 @@ from conftest import PIN, SCHOCKEN_SETUP, post, unlock
 from companion.evaluation import LabelledDie
 from companion.synth.scene import SETUPS, compose
 from companion.tray_setup import TraySetup, parse_corner_list
+from companion.vision.calibrate import SMALL_DIE
 from companion.vision.tray import TrayProfile, TrayProfileError
 
 
-def tray_scene(setup: str = "webcam-wood", seed: int = 3):
-    """A tray floor with a few white dice, put into a whole camera frame of ``setup``."""
+def tray_scene(setup: str = "webcam-wood", seed: int = 3, tray_px: float | None = None):
+    """A tray floor with a few white dice, put into a whole camera frame of ``setup``
+    (its tray ``tray_px`` across when given)."""
     photo = np.full((640, 640, 3), (140, 150, 150), np.uint8)
     dice = [(150, 160), (330, 300), (480, 470), (220, 500)]
     for x, y in dice:
         cv2.rectangle(photo, (x - 24, y - 24), (x + 24, y + 24), (235, 235, 235), -1)
         cv2.circle(photo, (x, y), 5, (20, 20, 20), -1)
     labels = [LabelledDie(1, x, y, 48, 48) for x, y in dice]
-    return compose(photo, labels, SETUPS[setup], np.random.default_rng(seed))
+    mounting = SETUPS[setup] if tray_px is None else replace(SETUPS[setup], tray_px=tray_px)
+    return compose(photo, labels, mounting, np.random.default_rng(seed))
 
 
 class Applied:
@@ -98,6 +102,16 @@ def test_saving_writes_the_file_and_applies_the_profile_at_once(keeper, tray, sc
     assert not list(tray.path.parent.glob("*.tmp"))  # written atomically, nothing left over
     # The next proposal knows the saved outline.
     assert keeper.get("/camera/tray.json").get_json()["current"] == data["corners"]
+
+
+def test_saving_says_when_the_dice_are_too_small_to_read_reliably(keeper, tray, scene):
+    answer = post(keeper, "/camera/tray", json={"corners": _corners(scene)}).get_json()
+    assert answer["small_die"] is False and "closer" not in answer["message"]
+    far = tray_scene("webcam-small", tray_px=240)  # the dice about 18 px across
+    tray.keep(far.frame)
+    answer = post(keeper, "/camera/tray", json={"corners": _corners(far)}).get_json()
+    assert answer["profile"]["die_size"] < SMALL_DIE
+    assert answer["small_die"] is True and "closer" in answer["message"]
 
 
 def test_saving_keeps_the_enrolled_faces_in_the_file(keeper, tray, scene):

@@ -120,6 +120,7 @@
     const die = data.profile.die_size;
     const note = $("tray-saved");
     note.textContent = die === null ? DC.t("tray_saved_no_die") : DC.t("tray_saved", { die: die });
+    if (data.small_die) note.textContent += " " + DC.t("tray_small_die", { die: Math.round(die) });
     note.hidden = false;
     corners = data.profile.corners;
     draw();
