@@ -75,6 +75,22 @@ def frame_with_dice(
     return np.clip(img.astype(np.float32) + noise, 0, 255).astype(np.uint8)
 
 
+def drawn_photos(
+    folder: Path, dice: list[tuple[float, float, float, int]], count: int = 2, edge: float = 48
+) -> Path:
+    """A labelled folder (``images/``, ``labels/``, YOLO: class = value - 1) of ``count``
+    640x640 "tray photos": ``dice`` drawn on an even floor, as the tray-a photos look."""
+    (folder / "images").mkdir(parents=True)
+    (folder / "labels").mkdir()
+    for k in range(count):
+        frame = frame_with_dice(dice, size=(640, 640), edge=edge, background=(200, 205, 205),
+                                seed=k)
+        cv2.imwrite(str(folder / "images" / f"p{k}.jpg"), frame)
+        lines = [f"{v - 1} {x / 640} {y / 640} {edge / 640} {edge / 640}" for x, y, _, v in dice]
+        (folder / "labels" / f"p{k}.txt").write_text("\n".join(lines) + "\n")
+    return folder
+
+
 def photos_dir() -> Path:
     """The real photo set (tray-a); skips the test with a message when it is absent."""
     root = Path(__file__).resolve().parents[2]

@@ -8,7 +8,7 @@ from dataclasses import replace
 import cv2
 import numpy as np
 import pytest
-from pipdraw import frame_with_dice, photos_dir
+from pipdraw import drawn_photos, frame_with_dice, photos_dir
 
 from companion.cli import main
 from companion.evaluation import LabelledDie, read_image, read_labels
@@ -215,15 +215,7 @@ def test_cli_without_a_tray_exits_2_and_asks_for_corners(tmp_path, capsys):
 def test_eval_tray_reports_found_and_corner_error(tmp_path, capsys):
     # Two "photos" of a floor with dice, written as a labelled folder, composed by
     # `companion scene`'s writer into one set-up.
-    photos = tmp_path / "photos"
-    (photos / "images").mkdir(parents=True)
-    (photos / "labels").mkdir()
-    for k in range(2):
-        frame = frame_with_dice(DICE, size=(640, 640), edge=48, background=(200, 205, 205),
-                                seed=k)
-        cv2.imwrite(str(photos / "images" / f"p{k}.jpg"), frame)
-        lines = [f"{v - 1} {x / 640} {y / 640} {48 / 640} {48 / 640}" for x, y, _, v in DICE]
-        (photos / "labels" / f"p{k}.txt").write_text("\n".join(lines) + "\n")
+    photos = drawn_photos(tmp_path / "photos", DICE)
     images = sorted((photos / "images").glob("*.jpg"))
     write_scenes(images, photos / "labels", tmp_path / "scenes" / "webcam-wood",
                  SETUPS["webcam-wood"], 5)

@@ -5,9 +5,8 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-import cv2
 import pytest
-from pipdraw import frame_with_dice
+from pipdraw import drawn_photos
 
 from companion.vision.pipnet import DEFAULT_MODEL, PipNet
 
@@ -27,16 +26,7 @@ def sweep_tool():
 
 
 def test_each_tray_size_and_surround_is_one_row_with_the_die_measured(sweep_tool, tmp_path):
-    photos = tmp_path / "photos"
-    (photos / "images").mkdir(parents=True)
-    (photos / "labels").mkdir()
-    for k in range(2):
-        frame = frame_with_dice(DICE, size=(640, 640), edge=44, background=(200, 205, 205),
-                                seed=k)
-        cv2.imwrite(str(photos / "images" / f"p{k}.jpg"), frame)
-        lines = [f"{v - 1} {x / 640:.6f} {y / 640:.6f} {44 / 640:.6f} {44 / 640:.6f}"
-                 for x, y, _, v in DICE]
-        (photos / "labels" / f"p{k}.txt").write_text("\n".join(lines) + "\n")
+    photos = drawn_photos(tmp_path / "photos", DICE, edge=44)
     rows = sweep_tool.sweep(photos, "all", PipNet(DEFAULT_MODEL), [330, 660], seed=3)
     assert [(r["tray_px"], r["surround"]) for r in rows] == [
         (330, "wood"), (330, "cloth"), (660, "wood"), (660, "cloth")
