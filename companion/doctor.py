@@ -11,6 +11,7 @@ import os
 import shutil
 import socket
 import sqlite3
+import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -199,8 +200,19 @@ def reading(settings: Settings, frames: list[Any]) -> Check:
     result = recognizer.read(frames[-1].image)
     read_ms = (time.perf_counter() - start) * 1000
     values = [d.value for d in result.dice]
-    return Check("reading", OK, f"settle {settle_ms:.1f} ms/frame ({settle.state}), "
-                 f"read {read_ms:.0f} ms: {len(values)} dice {values}")
+    detail = (f"settle {settle_ms:.1f} ms/frame ({settle.state}), "
+              f"read {read_ms:.0f} ms: {len(values)} dice {values}")
+    from companion.vision.calibrate import SMALL_DIE, small_die
+
+    # The dice in the camera's picture, as large as the recogniser found them.
+    die = statistics.median(d.region.size for d in result.dice) if result.dice else None
+    if result.kind == "pips" and small_die(die):
+        return Check("reading", WARN,
+                     f"{detail}; the dice are {die:.0f} px across, below {SMALL_DIE:.0f} px "
+                     "some are read wrong or left to check",
+                     "move the camera closer to the tray or choose a larger picture "
+                     "(camera resolution)")
+    return Check("reading", OK, detail)
 
 
 def button(settings: Settings, pin_factory: Any = None, press_seconds: float = 0.0,

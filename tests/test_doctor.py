@@ -82,6 +82,21 @@ def test_dice_too_small_in_the_picture_are_a_warning_with_the_fix(tmp_path):
     assert doctor.calibration(settings, (640, 480)).level == "ok"
 
 
+def test_a_test_read_of_dice_too_small_is_a_warning_with_the_fix(tmp_path):
+    from companion.hardware.camera import Frame
+    from companion.synth.render import render_throw
+
+    throw = render_throw(3, 3, size=(1280, 960)).image
+    settings = Settings(data_dir=tmp_path / "data")
+    for size, level in (((1280, 960), "ok"), ((320, 240), "warn")):
+        # The same throw with the camera further away: the dice about 80 or 20 px across.
+        image = cv2.resize(throw, size, interpolation=cv2.INTER_AREA)
+        check = doctor.reading(settings, [Frame(image, 0.0)])
+        assert check.level == level, check.detail
+        assert ("px across" in check.detail) is (level == "warn")
+    assert "closer" in check.fix and "3 dice" in check.detail
+
+
 def test_a_damaged_database_fails(tmp_path):
     settings = Settings(data_dir=tmp_path)
     settings.database.write_bytes(b"not a database at all" * 100)
