@@ -26,6 +26,7 @@ OK, WARN, FAIL = "ok", "warn", "fail"
 ROOT = Path(__file__).resolve().parents[1]
 MODELS = ("pipspot.onnx", "pipnet.onnx")
 FREE_WARN_MB, FREE_FAIL_MB = 500, 50
+SMALL_DICE_FIX = "move the camera closer to the tray or choose a larger picture (camera resolution)"
 
 
 @dataclass(frozen=True)
@@ -137,8 +138,7 @@ def calibration(settings: Settings, frame_size: tuple[int, int] | None) -> Check
         return Check("calibration", WARN,
                      f"{settings.calibration}: dice are {die:.0f} px across; below "
                      f"{SMALL_DIE:.0f} px some are read wrong or left to check",
-                     "move the camera closer to the tray or choose a larger picture "
-                     "(camera resolution), then calibrate again")
+                     f"{SMALL_DICE_FIX}, then calibrate again")
     return Check("calibration", OK, f"{settings.calibration} ({w}x{h})")
 
 
@@ -210,8 +210,7 @@ def reading(settings: Settings, frames: list[Any]) -> Check:
         return Check("reading", WARN,
                      f"{detail}; the dice are {die:.0f} px across, below {SMALL_DIE:.0f} px "
                      "some are read wrong or left to check",
-                     "move the camera closer to the tray or choose a larger picture "
-                     "(camera resolution)")
+                     SMALL_DICE_FIX)
     return Check("reading", OK, detail)
 
 
