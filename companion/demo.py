@@ -17,13 +17,16 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from companion.games import GameError
 from companion.hardware.demo import Throw, ThrowSource
 from companion.registry import GAMES
+
+if TYPE_CHECKING:  # the renderer is imported when the demo first throws
+    from companion.synth.writer import Writer
 
 DEMO_PIN = "1234"
 DEMO_WHO = "demo"
@@ -175,7 +178,8 @@ class CameraDemo:
         self._pause = pause
         self._rng = np.random.default_rng(seed)
         self._seed = seed
-        self._writer: Any = None  # the rendered tray the throws land in, made on first use
+        # The rendered tray the throws land in, made on first use.
+        self._writer: Writer | None = None
         self._clock = 0.0
         self._interval = settle_seconds / 3
         # The turn thrown but not yet recorded: player, dice, whether it is a reveal.

@@ -26,7 +26,6 @@ OK, WARN, FAIL = "ok", "warn", "fail"
 ROOT = Path(__file__).resolve().parents[1]
 MODELS = ("pipspot.onnx", "pipnet.onnx")
 FREE_WARN_MB, FREE_FAIL_MB = 500, 50
-SMALL_DICE_FIX = "move the camera closer to the tray or choose a larger picture (camera resolution)"
 
 
 @dataclass(frozen=True)
@@ -128,7 +127,7 @@ def calibration(settings: Settings, frame_size: tuple[int, int] | None) -> Check
         return Check("calibration", FAIL,
                      f"made for {w}x{h}, the camera gives {frame_size[0]}x{frame_size[1]}",
                      "calibrate again with a frame from this camera")
-    from companion.vision.calibrate import SMALL_DIE, small_die
+    from companion.vision.calibrate import SMALL_DIE, SMALL_DIE_FIX, small_die
 
     # The die edge at the camera's own picture width (the profile's scales with it).
     die = profile.die_size
@@ -138,7 +137,7 @@ def calibration(settings: Settings, frame_size: tuple[int, int] | None) -> Check
         return Check("calibration", WARN,
                      f"{settings.calibration}: dice are {die:.0f} px across; below "
                      f"{SMALL_DIE:.0f} px some are read wrong or left to check",
-                     f"{SMALL_DICE_FIX}, then calibrate again")
+                     f"{SMALL_DIE_FIX}, then calibrate again")
     return Check("calibration", OK, f"{settings.calibration} ({w}x{h})")
 
 
@@ -202,7 +201,7 @@ def reading(settings: Settings, frames: list[Any]) -> Check:
     values = [d.value for d in result.dice]
     detail = (f"settle {settle_ms:.1f} ms/frame ({settle.state}), "
               f"read {read_ms:.0f} ms: {len(values)} dice {values}")
-    from companion.vision.calibrate import SMALL_DIE, small_die
+    from companion.vision.calibrate import SMALL_DIE, SMALL_DIE_FIX, small_die
 
     # The dice in the camera's picture, as large as the recogniser found them.
     die = statistics.median(d.region.size for d in result.dice) if result.dice else None
@@ -210,7 +209,7 @@ def reading(settings: Settings, frames: list[Any]) -> Check:
         return Check("reading", WARN,
                      f"{detail}; the dice are {die:.0f} px across, below {SMALL_DIE:.0f} px "
                      "some are read wrong or left to check",
-                     SMALL_DICE_FIX)
+                     SMALL_DIE_FIX)
     return Check("reading", OK, detail)
 
 

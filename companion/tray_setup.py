@@ -189,13 +189,14 @@ class TraySetup:
             "no die seen: put a few dice in the tray and save again"
             if size is None else f"die edge {size} px"
         )
-        if small_die(size):
+        small = small_die(size)
+        if small:
             message += f"; {small_die_advice(size)}"
         return {
             "profile": profile,
             "path": str(self.path),
             "die_method": result.die_method,
-            "small_die": small_die(size),
+            "small_die": small,
             "message": message,
         }
 

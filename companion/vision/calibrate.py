@@ -28,6 +28,8 @@ from companion.vision.trayfind import Corners, find_tray
 # net; a validation figure): dice of 16, 18.5, 21, 24, 29.6 and 34.7 px read 0.953, 0.951,
 # 0.978, 0.984, 0.992 and 0.992 of their dice right, flagging 12, 10, 7, 6, 4 and 3.5 %.
 SMALL_DIE = 28.0
+# What to do about it.
+SMALL_DIE_FIX = "move the camera closer to the tray or choose a larger picture (camera resolution)"
 
 
 def small_die(die_size: float | None) -> bool:
@@ -40,8 +42,7 @@ def small_die_advice(die_size: float) -> str:
     return (
         f"the dice are only {die_size:.0f} px across; below {SMALL_DIE:.0f} px some dice"
         " (dark dice with dark pips first) are read wrong or left for you to check."
-        " Move the camera closer to the tray or choose a larger picture (camera"
-        " resolution), then calibrate again"
+        f" {SMALL_DIE_FIX.capitalize()}, then calibrate again"
     )
 
 
