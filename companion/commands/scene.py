@@ -9,7 +9,9 @@ from companion.evaluation import PHOTO_SPLITS, EvalDataError, photo_split
 
 
 def _scene(args: argparse.Namespace) -> int:
-    from companion.synth.scene import SETUPS, write_scenes
+    from dataclasses import replace
+
+    from companion.synth.scene import SETUPS, SURROUNDS, UNSEEN_SURROUNDS, write_scenes
 
     photos = Path(args.photos)
     images = sorted((photos / "images").glob("*.jpg"))
@@ -19,11 +21,19 @@ def _scene(args: argparse.Namespace) -> int:
     if args.limit:
         chosen = chosen[: args.limit]
     names = list(SETUPS) if args.setup == "all" else [args.setup]
+    if args.surround and args.surround not in SURROUNDS + UNSEEN_SURROUNDS:
+        raise EvalDataError(
+            f"unknown surround {args.surround!r}; use one of "
+            f"{', '.join(SURROUNDS + UNSEEN_SURROUNDS)}"
+        )
     for k, name in enumerate(names):
         if name not in SETUPS:
             raise EvalDataError(f"unknown set-up {name!r}; use all or one of {', '.join(SETUPS)}")
         out = Path(args.dir) / name if args.setup == "all" else Path(args.dir)
-        written = write_scenes(chosen, photos / "labels", out, SETUPS[name], args.seed + k)
+        setup = SETUPS[name]
+        if args.surround:
+            setup = replace(setup, surround=args.surround)
+        written = write_scenes(chosen, photos / "labels", out, setup, args.seed + k)
         print(f"{name}: wrote {len(written)} frames with labels and tray.json to {out}")
     return 0
 
@@ -39,6 +49,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     scene.add_argument(
         "--split", default="holdout", choices=sorted(PHOTO_SPLITS),
         help="which photos: holdout (default), validation, train or all",
+    )
+    scene.add_argument(
+        "--surround", default="",
+        help="put every set-up's tray on this instead: wood, cloth, bar, or tiles or menu"
+        " (surrounds no net was trained on)",
     )
     scene.add_argument("--limit", type=int, default=0, help="at most this many photos")
     scene.add_argument("--seed", type=int, default=1, help="seed of the first set-up")

@@ -32,6 +32,11 @@ import numpy as np
 from companion.evaluation import LabelledDie, read_image, read_labels
 
 SURROUNDS = ("wood", "cloth", "bar")
+# Surrounds that no net is trained on (training draws from ``SURROUNDS`` only): light
+# tiles whose squares are a few dice across, and a printed drinks menu whose letters and
+# bullets are the size of pips. Frames on them measure phantom dice on a table the
+# models have never seen (``companion scene --surround``).
+UNSEEN_SURROUNDS = ("tiles", "menu")
 
 
 class SceneError(ValueError):
@@ -48,7 +53,7 @@ class Setup:
     slant: float  # the tray's far edge is this share shorter than its near edge (0..0.2)
     turn: float  # degrees the tray is turned in the frame
     centre: tuple[float, float]  # the tray's centre as a share of the frame's width, height
-    surround: str  # what is around the tray: one of ``SURROUNDS``
+    surround: str  # what is around the tray: one of ``SURROUNDS`` or ``UNSEEN_SURROUNDS``
     cast: tuple[float, float, float]  # gains of B, G, R: the light's colour
     light: float  # overall brightness gain
 
@@ -137,13 +142,18 @@ def map_dice(dice: Sequence[LabelledDie], matrix: np.ndarray) -> tuple[LabelledD
 
 
 def surround(kind: str, size: tuple[int, int], rng: np.random.Generator, die: float) -> np.ndarray:
-    """What lies around the tray: a wooden table, a cloth, or a dark bar with clutter.
+    """What lies around the tray: a wooden table, a cloth, or a dark bar with clutter
+    (``SURROUNDS``); or one of ``UNSEEN_SURROUNDS``.
 
     The bar has the things that lie on one: coasters, glass bottoms with highlights, a
     phone, bottle caps about a die's size — each a chance for a phantom die.
     """
-    if kind not in SURROUNDS:
-        raise SceneError(f"unknown surround {kind!r}; use one of {', '.join(SURROUNDS)}")
+    if kind not in SURROUNDS + UNSEEN_SURROUNDS:
+        raise SceneError(
+            f"unknown surround {kind!r}; use one of {', '.join(SURROUNDS + UNSEEN_SURROUNDS)}"
+        )
+    if kind in UNSEEN_SURROUNDS:
+        return _unseen_surround(kind, size, rng, die)
     w, h = size
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     noise = cv2.resize(rng.normal(0, 1, (h // 16 + 1, w // 16 + 1)).astype(np.float32), (w, h))
@@ -190,6 +200,64 @@ def surround(kind: str, size: tuple[int, int], rng: np.random.Generator, die: fl
                 cv2.rectangle(img, (cx + 3, cy + 6), (cx + pw - 3, cy + ph - 6),
                               (120, 90, 60), -1)
     return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def _unseen_surround(
+    kind: str, size: tuple[int, int], rng: np.random.Generator, die: float
+) -> np.ndarray:
+    """Light tiles with dark grout and specks, or a drinks menu (see ``UNSEEN_SURROUNDS``)."""
+    w, h = size
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    if kind == "tiles":
+        base = np.array(rng.uniform([185, 185, 180], [235, 235, 235]), np.float32)
+        side = float(rng.uniform(1.5, 3.0) * die)
+        grout = max(1.5, 0.08 * die)
+        gx = np.minimum(xx % side, side - xx % side) < grout / 2
+        gy = np.minimum(yy % side, side - yy % side) < grout / 2
+        # Each tile a shade of its own, as glazed tiles are.
+        tone = rng.uniform(0.93, 1.05, (int(h // side) + 2, int(w // side) + 2))
+        shade = tone[(yy // side).astype(int), (xx // side).astype(int)].astype(np.float32)
+        img = base[None, None, :] * shade[:, :, None]
+        img[gx | gy] = np.array(rng.uniform(70, 130, 3), np.float32)
+        # Specks in the glaze, some the size of a pip.
+        for _ in range(int(w * h / (die * die) * 0.4)):
+            r = max(1, int(die * rng.uniform(0.03, 0.09)))
+            colour = tuple(float(v) for v in rng.uniform(40, 110, 3))
+            cv2.circle(img, (int(rng.uniform(0, w)), int(rng.uniform(0, h))), r, colour, -1,
+                       cv2.LINE_AA)
+        return np.clip(img, 0, 255).astype(np.uint8)
+    # A menu: off-white paper, lines of dark text, bullets, boxed headings.
+    paper = np.array(rng.uniform([205, 215, 220], [235, 242, 248]), np.float32)
+    img = np.empty((h, w, 3), np.uint8)
+    img[:] = paper.astype(np.uint8)
+    ink = tuple(float(v) for v in rng.uniform(15, 70, 3))
+    scale = 0.3 * die / 22.0  # Hershey letters are about 22 units high at scale 1
+    thick = max(1, round(die / 25))
+    line = max(6, int(0.55 * die))
+    letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 .,-"
+    y = int(rng.uniform(0.3, 1.0) * line)
+    while y < h:
+        if rng.random() < 0.12:  # a heading in a box
+            x0 = int(rng.uniform(0, 0.7) * w)
+            cv2.rectangle(img, (x0, y - line), (x0 + int(6 * die), y + line // 3), ink,
+                          thick, cv2.LINE_AA)
+            cv2.putText(img, "".join(rng.choice(list(letters[:26]), 8)), (x0 + line // 3, y),
+                        cv2.FONT_HERSHEY_DUPLEX, 1.4 * scale, ink, thick + 1, cv2.LINE_AA)
+            y += int(1.6 * line)
+            continue
+        x = int(rng.uniform(0, 2) * die)
+        while x < w:
+            if rng.random() < 0.15:  # a bullet before an item
+                cv2.circle(img, (x, y - line // 4), max(1, int(0.08 * die)), ink, -1,
+                           cv2.LINE_AA)
+                x += int(0.3 * die)
+            word = "".join(rng.choice(list(letters), int(rng.integers(2, 9))))
+            cv2.putText(img, word, (x, y), cv2.FONT_HERSHEY_SIMPLEX, scale, ink, thick,
+                        cv2.LINE_AA)
+            x += int(len(word) * 0.6 * 0.3 * die + 0.4 * die)
+        y += line
+    noise = rng.normal(0, 0.02, (h, w)).astype(np.float32)
+    return np.clip(img.astype(np.float32) * (1.0 + noise)[:, :, None], 0, 255).astype(np.uint8)
 
 
 def compose(

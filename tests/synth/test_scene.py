@@ -12,7 +12,16 @@ import pytest
 from companion.cli import main
 from companion.evaluation import LabelledDie, read_labels
 from companion.synth.render import write_dataset
-from companion.synth.scene import SETUPS, SceneError, Setup, compose, surround
+from companion.synth.scene import (
+    SETUPS,
+    SURROUNDS,
+    UNSEEN_SURROUNDS,
+    SceneError,
+    Setup,
+    compose,
+    random_setup,
+    surround,
+)
 from companion.vision.tray import TrayProfile
 
 
@@ -91,3 +100,29 @@ def test_the_scene_command_says_what_is_wrong(tmp_path, capsys):
     assert main(["scene", str(tmp_path / "o"), "--photos", str(photos), "--setup", "moon",
                  "--split", "all"]) == 2
     assert "unknown set-up 'moon'" in capsys.readouterr().err
+
+
+def test_the_unseen_surrounds_are_drawn_and_never_trained_on(tmp_path, capsys):
+    # Training draws its set-ups and tables from SURROUNDS only; the menu and the tiles
+    # stay unseen, for measuring phantom dice on a table no net knows.
+    rng = np.random.default_rng(5)
+    assert {random_setup(rng).surround for _ in range(300)} == set(SURROUNDS)
+    for kind in UNSEEN_SURROUNDS:
+        img = surround(kind, (640, 480), np.random.default_rng(1), 30.0)
+        assert img.shape == (480, 640, 3) and img.dtype == np.uint8 and img.std() > 10
+    photos = tmp_path / "photos"
+    write_dataset(photos, 2, 8602, kind="pips", n_dice=3, size=(480, 480))
+    out = tmp_path / "menu"
+    assert main(["scene", str(out), "--photos", str(photos), "--setup", "webcam-wood",
+                 "--split", "all", "--surround", "menu"]) == 0
+    frame = cv2.imread(str(sorted((out / "images").glob("*.jpg"))[0]))
+    wood = tmp_path / "wood"
+    assert main(["scene", str(wood), "--photos", str(photos), "--setup", "webcam-wood",
+                 "--split", "all"]) == 0
+    same = cv2.imread(str(sorted((wood / "images").glob("*.jpg"))[0]))
+    # The tray lands in the same place; only what lies around it changed.
+    assert frame.shape == same.shape
+    assert np.abs(frame[:60, :60].astype(int) - same[:60, :60]).mean() > 40
+    assert main(["scene", str(out), "--photos", str(photos), "--surround", "moon",
+                 "--split", "all"]) == 2
+    assert "unknown surround 'moon'" in capsys.readouterr().err
