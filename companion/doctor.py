@@ -203,6 +203,12 @@ def reading(settings: Settings, frames: list[Any]) -> Check:
               f"read {read_ms:.0f} ms: {len(values)} dice {values}")
     from companion.vision.calibrate import SMALL_DIE, SMALL_DIE_FIX, small_die
 
+    if result.cluttered:
+        return Check("reading", WARN,
+                     f"{detail}; without a tray calibration the table around the tray looks "
+                     "like dice to the recogniser (print, tiles, a pattern), so nothing was read",
+                     "calibrate the tray: companion calibrate tray (or the camera page's"
+                     " 'Calibrate the tray')")
     # The dice in the camera's picture, as large as the recogniser found them.
     die = statistics.median(d.region.size for d in result.dice) if result.dice else None
     if result.kind == "pips" and small_die(die):

@@ -162,4 +162,5 @@ def reading_to_dict(reading: Reading) -> dict[str, Any]:
         ],
         "timings_ms": {k: round(v, 2) for k, v in reading.timings_ms.items()},
         "unfamiliar": reading.unfamiliar,
+        "cluttered": reading.cluttered,
     }

@@ -97,6 +97,17 @@ def test_a_test_read_of_dice_too_small_is_a_warning_with_the_fix(tmp_path):
     assert "closer" in check.fix and "3 dice" in check.detail
 
 
+def test_a_test_read_of_a_cluttered_table_without_calibration_says_calibrate(tmp_path):
+    from companion.hardware.camera import Frame
+    from companion.synth.scene import surround
+
+    # A tray camera over a printed menu, no tray calibrated: the letters look like dice.
+    menu = surround("menu", (1280, 960), np.random.default_rng(41), 20.0)
+    check = doctor.reading(Settings(data_dir=tmp_path / "data"), [Frame(menu, 0.0)])
+    assert check.level == "warn" and "looks like dice" in check.detail
+    assert "0 dice" in check.detail and "companion calibrate tray" in check.fix
+
+
 def test_a_damaged_database_fails(tmp_path):
     settings = Settings(data_dir=tmp_path)
     settings.database.write_bytes(b"not a database at all" * 100)

@@ -72,6 +72,7 @@ def combine_with_left_out(
         readings[0].frame_size,
         timings,
         unfamiliar=any(r.unfamiliar for r in readings),
+        cluttered=any(r.cluttered for r in readings),
     )
     return combined, left_out
 

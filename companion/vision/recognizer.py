@@ -57,6 +57,15 @@ MIN_VIEW = 32
 # it to count in the die size estimate (``_is_die``): the flag threshold of the one-view
 # reader this was chosen with.
 SIZE_SURE = 0.8
+# A frame read whole (no tray calibrated or found) in which the spotter finds more than
+# ``CLUTTER_REGIONS`` places, or the net more than ``CLUTTER_DICE`` dice, shows a table
+# the nets take for dice (print, tiles, a patterned cloth), not a throw: it is not read
+# (``Reading.cluttered``). Whole frames of the validation scenes on wood, cloth and a bar
+# show the spotter at most 47 places and the net at most 26 dice (tray-a throws have up to
+# 25); a drinks menu around the tray (``scene.UNSEEN_SURROUNDS``) 300-2,000 dice, each read
+# costing the net some 10 ms. The caps bound that time and keep those phantoms out.
+CLUTTER_REGIONS = 150
+CLUTTER_DICE = 40
 
 
 class PipRecognizer:
@@ -147,8 +156,13 @@ class PipRecognizer:
             return None
         quad = np.array(tray.corners, np.float32).reshape(-1, 1, 2)
         edge = float(np.median([d.region.size for d in inside]))
+        whole = self._read(frame, None)
+        if whole.cluttered:
+            # Around the tray lies a table the nets take for dice: the tray is the one
+            # place in the frame where dice can be read.
+            return edge
         outside = [
-            d for d in self._read(frame, None).dice
+            d for d in whole.dice
             if not d.uncertain and cv2.pointPolygonTest(quad, d.region.center, True) < -edge
         ]
         return edge if len(outside) <= len(inside) else None
@@ -290,6 +304,8 @@ class PipRecognizer:
         t0 = time.perf_counter()
         die = self._die(frame, profile)
         view = self._view(frame, profile, die)
+        whole = profile is None  # read whole: a cluttered table is not read
+        cluttered = False
         if (view is None and profile is None) or (
             view is not None and min(view.size) < MIN_VIEW
         ):
@@ -299,7 +315,7 @@ class PipRecognizer:
         elif view is None:
             # A tray of more than four corners: read the frame as it is, inside the tray.
             t1 = time.perf_counter()
-            dice, t2 = self._find_and_read(frame, None, profile)
+            dice, t2, _ = self._find_and_read(frame, None, profile)
         elif self.spotter is not None and not view.is_identity:
             # The spotter's working image warped straight from the frame, and each die
             # read from the frame's own pixels (the net's crop is scaled per die): one
@@ -314,12 +330,12 @@ class PipRecognizer:
             else:
                 regions = [work.region_to_frame(r) for r in self.spotter.spot_at(image, 1.0)]
             t2 = time.perf_counter()
-            dice = self._read_regions(frame, regions)
+            dice, cluttered = self._read_regions(frame, regions, whole)
         else:
             image = frame if view.is_identity else view.warp(frame)
             t1 = time.perf_counter()
-            dice, t2 = self._find_and_read(
-                image, CANON_DIE if die is None else die * view.scale, profile
+            dice, t2, cluttered = self._find_and_read(
+                image, CANON_DIE if die is None else die * view.scale, profile, whole
             )
             dice = [view.die_to_frame(d) for d in dice]
             if self._seen and not view.is_identity:
@@ -337,6 +353,7 @@ class PipRecognizer:
                 "pips": (t3 - t2) * 1000.0,
                 "total": (t3 - t0) * 1000.0,
             },
+            cluttered=cluttered,
         )
 
     def read_view(self, image: np.ndarray, die: float = CANON_DIE) -> Reading:
@@ -344,7 +361,7 @@ class PipRecognizer:
         what ``read`` does in the straightened view, without straightening or mapping."""
         check_frame(image)
         t0 = time.perf_counter()
-        dice, t1 = self._find_and_read(image, die)
+        dice, t1, _ = self._find_and_read(image, die)
         t2 = time.perf_counter()
         return Reading(
             kind="pips",
@@ -358,10 +375,15 @@ class PipRecognizer:
         )
 
     def _find_and_read(
-        self, image: np.ndarray, die: float | None, profile: TrayProfile | None = None
-    ) -> tuple[list[Die], float]:
+        self,
+        image: np.ndarray,
+        die: float | None,
+        profile: TrayProfile | None = None,
+        whole: bool = False,
+    ) -> tuple[list[Die], float, bool]:
         """The dice of ``image`` (a view with dice ``die`` pixels across, or with ``die``
-        None the frame itself inside ``profile``'s tray), and when finding them ended."""
+        None the frame itself inside ``profile``'s tray), when finding them ended, and
+        whether a ``whole`` frame was too cluttered to read (``_read_regions``)."""
         if self.spotter is not None:
             if die is None:
                 regions = self.spotter.spot(image, profile)
@@ -374,7 +396,8 @@ class PipRecognizer:
         else:
             regions = find_dice(image, FinderOptions(die_size=die, work_side=PIP_WORK_SIDE))
         found = time.perf_counter()
-        return self._read_regions(image, regions), found
+        dice, cluttered = self._read_regions(image, regions, whole)
+        return dice, found, cluttered
 
     def candidates(self, frame: np.ndarray) -> list[Candidate]:
         """What the net and the pip counter say of every die of ``frame`` before the
@@ -394,14 +417,24 @@ class PipRecognizer:
         finally:
             self._seen = None
 
-    def _read_regions(self, image: np.ndarray, regions: list[DieRegion]) -> list[Die]:
+    def _read_regions(
+        self, image: np.ndarray, regions: list[DieRegion], whole: bool = False
+    ) -> tuple[list[Die], bool]:
         """The dice the net (or the pip counter) reads in ``regions`` of ``image``: one
-        reading per die, no more than the game has dice where that can be done safely."""
+        reading per die, no more than the game has dice where that can be done safely.
+
+        In a ``whole`` frame, more regions or dice than a throw has (``CLUTTER_REGIONS``,
+        ``CLUTTER_DICE``) are a cluttered table: no dice, and True."""
+        if whole and len(regions) > CLUTTER_REGIONS:
+            return [], True
         if self.pipnet is not None:
             dice = read_with_net(self.pipnet, image, regions, self._seen)
         else:
             dice = count_pips(image, regions)
-        return limit(suppress_duplicates(dice), self.max_dice)
+        dice = suppress_duplicates(dice)
+        if whole and len(dice) > CLUTTER_DICE:
+            return [], True
+        return limit(dice, self.max_dice), False
 
 
 def _sure_in_margin(

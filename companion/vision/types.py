@@ -59,6 +59,10 @@ class Reading:
     # The dice look like no set the recogniser knows (Rock the Bock: another maker's
     # artwork or colours); every die is then flagged until the set is enrolled.
     unfamiliar: bool = False
+    # Read whole (no tray calibrated or found), the frame showed more die-like things than
+    # a throw has (printed paper, tiles, a patterned cloth around the tray): none is read.
+    # Calibrating the tray (``companion calibrate tray``) reads the tray alone.
+    cluttered: bool = False
 
     @property
     def values(self) -> list[int | str | None]:

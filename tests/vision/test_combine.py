@@ -76,3 +76,10 @@ def test_bad_input_is_refused():
         combine_readings([])
     with pytest.raises(VisionError, match="share kind and frame size"):
         combine_readings([reading(), Reading("pips", (), (320, 240))])
+
+
+def test_a_cluttered_frame_among_them_makes_the_combined_reading_cluttered():
+    calm = reading(die(3, 100, 100, 0.99))
+    cluttered = Reading("pips", (), (640, 480), {"total": 10.0}, cluttered=True)
+    assert not combine_readings([calm, calm]).cluttered
+    assert combine_readings([calm, cluttered, calm]).cluttered

@@ -7,11 +7,12 @@ import math
 import cv2
 import numpy as np
 import pytest
+from pipdraw import frame_with_dice
 
 from companion.evaluation import LabelledDie
 from companion.synth.render import render_throw
 from companion.synth.scene import Setup, compose, surround
-from companion.vision.recognizer import PipRecognizer
+from companion.vision.recognizer import CLUTTER_DICE, PipRecognizer
 from companion.vision.rectify import CANON_DIE, MAX_VIEW_SIDE, TrayView
 from companion.vision.tray import TrayProfile, calibrate_tray
 from companion.vision.types import DieRegion, VisionError
@@ -189,6 +190,57 @@ def test_a_frame_of_table_alone_shows_no_die(kind, size, die, seed):
     for look_for_tray in (True, False):
         reading = PipRecognizer(look_for_tray=look_for_tray).read(frame)
         assert reading.dice == ()
+
+
+@pytest.mark.parametrize(("size", "die", "seed"), [
+    ((1280, 960), 20.0, 41), ((2028, 1520), 60.0, 43),
+])
+def test_a_printed_menu_alone_is_cluttered_and_shows_no_die(size, die, seed):
+    # A drinks menu is a table no net was trained on (scene.UNSEEN_SURROUNDS): its letters
+    # and bullets are the size of pips. Read whole, the recogniser before this check found
+    # 700-2,400 dice in these frames, 12-72 of them sure, in 10-16 s a frame.
+    frame = surround("menu", size, np.random.default_rng(seed), die)
+    for look_for_tray in (True, False):
+        reading = PipRecognizer(look_for_tray=look_for_tray).read(frame)
+        assert reading.dice == () and reading.cluttered
+
+
+def test_a_tray_on_a_printed_menu_is_found_and_read_without_a_profile():
+    # The recogniser finds the tray itself and confirms it holds the dice; the sure
+    # phantoms the menu shows a whole-frame read used to outnumber the dice in the tray,
+    # and the tray was then refused and the menu read.
+    setup = Setup("menu", (1280, 960), 390, 0.05, 0.0, (0.4, 0.45), "menu", (1, 1, 1), 1.0)
+    for seed in (8950, 8951):
+        throw = render_throw(seed, 5, kind="pips", size=(640, 640))
+        dice = [LabelledDie(d.value, *d.center, d.size, d.size) for d in throw.dice]
+        scene = compose(throw.image, dice, setup, np.random.default_rng(seed))
+        reading = PipRecognizer().read(scene.frame)
+        assert not reading.cluttered
+        assert sorted(d.value for d in reading.dice) == sorted(d.value for d in scene.dice)
+        tray = np.float32(scene.corners).reshape(-1, 1, 2)
+        assert all(
+            cv2.pointPolygonTest(tray, d.region.center, True) > -20 for d in reading.dice
+        )
+        whole = PipRecognizer(look_for_tray=False).read(scene.frame)
+        assert whole.dice == () and whole.cluttered
+
+
+def test_more_dice_than_a_throw_has_are_clutter_in_a_whole_frame_only():
+    # A frame read whole that shows more dice than any throw is a patterned table; in a
+    # tray the recogniser was given, every die is read, however many.
+    n = CLUTTER_DICE + 2
+    spots = [(60 + 75 * (k % 16), 80 + 110 * (k // 16), 10.0 * k, 1 + k % 6) for k in range(n)]
+    frame = frame_with_dice(spots, size=(1280, 400), edge=40, seed=3)
+    whole = PipRecognizer(look_for_tray=False).read(frame)
+    assert whole.dice == () and whole.cluttered
+    tray = TrayProfile((1280, 400), ((0.0, 0.0), (1280.0, 0.0), (1280.0, 400.0), (0.0, 400.0)),
+                       40.0, (200.0, 205.0, 205.0))
+    reading = PipRecognizer(tray).read(frame)
+    assert not reading.cluttered and len(reading.dice) >= n - 2
+    fewer = frame_with_dice(spots[:12], size=(1280, 400), edge=40, seed=3)
+    few = PipRecognizer(look_for_tray=False).read(fewer)
+    assert not few.cluttered and sorted(d.value for d in few.dice) == sorted(
+        v for *_, v in spots[:12])
 
 
 @pytest.mark.parametrize(

@@ -24,6 +24,11 @@
       // Dice of a set the recogniser does not know: every die is flagged until enrolled.
       unfamiliar.hidden = !(reading && reading.unfamiliar);
     }
+    const cluttered = document.getElementById("cluttered");
+    if (cluttered) {
+      // Read without a tray, the table around it looked like dice: nothing was read.
+      cluttered.hidden = !(reading && reading.cluttered);
+    }
     const wrap = document.getElementById("picture-wrap");
     const none = document.getElementById("no-picture");
     const overlay = document.getElementById("overlay");
