@@ -5,7 +5,9 @@ a table, a cloth or a bar around the tray sees coasters, bottle caps and glasses
 spotter and the pip net can take for dice; on a dark bar the frame's light also dims the
 tray's own dice. ``TrayKeeper`` looks for the tray as ``companion calibrate tray`` does
 (``trayfind.find_tray``) and, once a reading confirms it (``confirm``), hands it out as
-the profile the frame is read in. The camera is fixed, so the tray is not looked for
+the profile the frame is read in; when the best outline the finder has does not hold the
+dice, its next best do (``trayfind.find_trays``: a printed menu's blank corner can
+outscore the tray). The camera is fixed, so the tray is not looked for
 again while its four sides are still where they were (the steps in brightness across
 each side, a cheap check per frame: ``side_steps``); when they are not (the camera was
 knocked, or the frames come from a hand-held phone), it is looked for again. A side
@@ -22,7 +24,7 @@ for dice.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 
 import cv2
@@ -30,7 +32,7 @@ import numpy as np
 
 from companion.vision.rectify import TrayView
 from companion.vision.tray import TrayProfile
-from companion.vision.trayfind import TrayNotFound, find_tray
+from companion.vision.trayfind import find_trays
 
 Corners = tuple[tuple[float, float], ...]
 # A frame that showed no tray is looked at again after this many frames of its size.
@@ -180,12 +182,14 @@ class TrayKeeper:
                 return None
         self._since[key] = 0
         self.finds += 1
-        found = _look(frame)
-        steps = None if found is None else side_steps(frame, found.corners)
-        edge = None
-        if found is not None and steps is not None:
+        for found in _looks(frame):
+            steps = side_steps(frame, found.corners)
+            if steps is None:
+                continue
             edge = self._confirmed_edge(found) or self.confirm(frame, found)
-        if found is None or steps is None or edge is None:
+            if edge is not None:
+                break
+        else:
             self._trays[key] = None
             return None
         self._confirmed.append((found, edge))
@@ -231,15 +235,13 @@ def widened(tray: TrayProfile, by: float) -> TrayProfile:
     return replace(tray, corners=tuple((float(x), float(y)) for x, y in corners))
 
 
-def _look(frame: np.ndarray) -> TrayProfile | None:
-    """The tray ``find_tray`` finds in ``frame``, as a profile without a die size."""
-    try:
-        corners = find_tray(frame)
-    except TrayNotFound:
-        return None
+def _looks(frame: np.ndarray) -> Iterator[TrayProfile]:
+    """The trays ``find_trays`` finds in ``frame``, best first, as profiles without a die
+    size."""
     h, w = frame.shape[:2]
-    view = TrayView.for_tray(corners, (w, h), None)
-    if max(view.size) > MAX_ASPECT * min(view.size):
-        return None  # a lit strip along the paper's edge, not a tray
-    # The floor's colour is not needed to read dice; grey stands for it.
-    return TrayProfile((w, h), corners, None, (128.0, 128.0, 128.0))
+    for corners in find_trays(frame):
+        view = TrayView.for_tray(corners, (w, h), None)
+        if max(view.size) > MAX_ASPECT * min(view.size):
+            continue  # a lit strip along the paper's edge, not a tray
+        # The floor's colour is not needed to read dice; grey stands for it.
+        yield TrayProfile((w, h), corners, None, (128.0, 128.0, 128.0))

@@ -142,7 +142,9 @@ class PipRecognizer:
 
     def _holds_the_dice(self, frame: np.ndarray, tray: TrayProfile) -> float | None:
         """The median edge of the sure dice read in a tray found in ``frame``, when the
-        tray is where its dice are; else None.
+        tray is where its dice are; else None, and what was measured of the die size in
+        it is forgotten (the keeper may try the finder's next outline of the same frame,
+        and a printed menu's corner measures its letters).
 
         It is when, read in it, at least one die is sure, and read in the whole frame, no
         more sure dice lie more than an edge outside it than were sure in it. On the bare
@@ -151,6 +153,20 @@ class PipRecognizer:
         sure phantoms on the bar beside the tray's dice, up to 4 beside 5 (validation
         photos and scenes).
         """
+        key = (frame.shape[1], frame.shape[0])
+        before = (list(self._die_sizes.get(key, [])), self._reads.get(key, 0),
+                  self._scenes.get(key), self._measured)
+        edge = self._tray_edge(frame, tray)
+        if edge is None:
+            self._die_sizes[key], self._reads[key], scene, self._measured = before
+            if scene is None:
+                self._scenes.pop(key, None)
+            else:
+                self._scenes[key] = scene
+        return edge
+
+    def _tray_edge(self, frame: np.ndarray, tray: TrayProfile) -> float | None:
+        """``_holds_the_dice`` without forgetting."""
         inside = [d for d in self._read(frame, tray).dice if not d.uncertain]
         if not inside:
             return None

@@ -26,6 +26,7 @@ quadrilateral, clockwise from top-left:
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import cv2
@@ -88,6 +89,23 @@ def find_tray(frame: np.ndarray) -> Corners:
 
     Raises ``TrayNotFound`` when no region of the frame looks like a tray floor.
     """
+    for corners in find_trays(frame):
+        return corners
+    raise TrayNotFound(
+        "no even, four-cornered area that does not run out of the frame looks like a"
+        " tray floor; give the tray's corners with --corners x,y,x,y,x,y,x,y"
+        " (clockwise from top-left)"
+    )
+
+
+def find_trays(frame: np.ndarray, most: int = 4) -> Iterator[Corners]:
+    """What ``find_tray`` finds, then the next best outlines, up to ``most`` different ones,
+    each made only when asked for (a refined outline costs a few ms).
+
+    The best-scored region is not always the floor: a printed menu's blank corner can
+    outscore a tray full of dice. Whoever can tell (``autotray.TrayKeeper``: the tray
+    holds the dice) takes the next.
+    """
     check_frame(frame)
     h, w = frame.shape[:2]
     factor = FIND_SIDE / max(w, h)
@@ -101,17 +119,17 @@ def find_tray(frame: np.ndarray) -> Corners:
     small = cv2.medianBlur(small, 5)
     labels, colours = _regions(small, _edges(fine, small.shape[:2]))
     candidates = _candidates(labels, colours)
-    if not candidates:
-        raise TrayNotFound(
-            "no even, four-cornered area that does not run out of the frame looks like a"
-            " tray floor; give the tray's corners with --corners x,y,x,y,x,y,x,y"
-            " (clockwise from top-left)"
-        )
-    best = _grow(_outermost_floor(candidates), labels, colours)
     sx, sy = w / small.shape[1], h / small.shape[0]
-    coarse = best.quad * np.array([sx, sy])
-    refined = _refine(frame, coarse, max(sx, sy))
-    return clockwise(refined)
+    given: list[np.ndarray] = []
+    for start in range(len(candidates)):
+        if len(given) >= most:
+            return
+        best = _grow(_outermost_floor(candidates, start), labels, colours)
+        # Two starts that widen to the same floor give it once.
+        if any(np.abs(best.quad - quad).max() <= 2.0 for quad in given):
+            continue
+        given.append(best.quad)
+        yield clockwise(_refine(frame, best.quad * np.array([sx, sy]), max(sx, sy)))
 
 
 def _edges(fine: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
@@ -321,14 +339,15 @@ def _quadrilateral(hull: np.ndarray) -> np.ndarray | None:
     return quad
 
 
-def _outermost_floor(candidates: list[Candidate]) -> Candidate:
-    """The best candidate, widened to the candidates of its colour that enclose it.
+def _outermost_floor(candidates: list[Candidate], start: int = 0) -> Candidate:
+    """The best candidate (or the ``start``-th best), widened to the candidates of its
+    colour that enclose it.
 
     A tray floor often shows as nested regions: a light rim around an inner floor with a
     darker inner wall between. The floor's outline is the outermost of the same colour;
     the wall around the tray (darker) and the table (touching the edge) end the chain.
     """
-    best = candidates[0]
+    best = candidates[start]
     while True:
         cx, cy = best.quad.mean(axis=0)
         outer = [

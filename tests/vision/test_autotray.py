@@ -113,9 +113,9 @@ def test_a_tray_outlined_as_the_whole_frame_is_kept_and_looked_for_again_now_and
     def whole_frame(frame):
         looks.append(frame)
         h, w = frame.shape[:2]
-        return ((0.0, 0.0), (w - 4.0, 0.0), (w - 4.0, h - 4.0), (0.0, h - 4.0))
+        yield ((0.0, 0.0), (w - 4.0, 0.0), (w - 4.0, h - 4.0), (0.0, h - 4.0))
 
-    monkeypatch.setattr(autotray, "find_tray", whole_frame)
+    monkeypatch.setattr(autotray, "find_trays", whole_frame)
     asked = []
 
     def confirm(frame, tray):
@@ -216,9 +216,43 @@ def test_a_profile_is_used_as_given():
 def test_a_strip_is_no_tray(monkeypatch):
     # On bare tray-a photos the finder can outline a lit band along the paper's edge.
     strip = ((10.0, 400.0), (630.0, 400.0), (630.0, 440.0), (10.0, 440.0))
-    monkeypatch.setattr(autotray, "find_tray", lambda frame: strip)
+    monkeypatch.setattr(autotray, "find_trays", lambda frame: iter([strip]))
     keeper = TrayKeeper(lambda frame, tray: 25.0)
     assert keeper.tray(np.full((480, 640, 3), 120, np.uint8)) is None
+
+
+def test_when_the_best_outline_holds_no_dice_the_next_one_is_tried():
+    # A blank sheet of paper beside the tray is the finder's best outline (even, solid,
+    # four-cornered), with no die on it; the tray is its second. On a printed menu the
+    # blank corners outscored the tray the same way (validation and hold-out scenes of
+    # scene.UNSEEN_SURROUNDS), and the first outline was all the keeper tried.
+    setup = Setup("right", (1280, 960), 500, 0.04, 2.0, (0.7, 0.5), "wood", (1, 1, 1), 1.0)
+    throw = render_throw(8960, 5, kind="pips", size=(640, 640))
+    dice = [LabelledDie(d.value, *d.center, d.size, d.size) for d in throw.dice]
+    scene = compose(throw.image, dice, setup, np.random.default_rng(8960))
+    frame = scene.frame.copy()
+    cv2.rectangle(frame, (40, 150), (380, 600), (60, 60, 60), -1)
+    cv2.rectangle(frame, (60, 170), (360, 580), (215, 220, 222), -1)
+    first = next(autotray.find_trays(frame))
+    assert np.mean(first, axis=0)[0] < 400  # the paper
+    asked = []
+
+    class Noting(PipRecognizer):
+        def _holds_the_dice(self, frame, tray):
+            edge = super()._holds_the_dice(frame, tray)
+            asked.append((np.mean(tray.corners, axis=0), edge))
+            return edge
+
+    recognizer = Noting()
+    reading = recognizer.read(frame)
+    assert [edge is None for _, edge in asked] == [True, False]
+    outline = recognizer.keeper.outline(setup.frame_size)
+    assert math.dist(np.mean(outline, axis=0), scene.corners.mean(axis=0)) < 40
+    assert sorted(d.value for d in reading.dice) == sorted(d.value for d in scene.dice)
+    # What was measured on the paper is forgotten: the die size is the tray's dice'.
+    top = float(np.median([d.w for d in scene.dice]))
+    sizes = recognizer._die_sizes[setup.frame_size]
+    assert len(sizes) == 1 and 1.1 * top < sizes[0] < 1.6 * top
 
 
 def test_a_tray_too_narrow_for_a_die_reads_no_dice():
