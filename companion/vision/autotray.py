@@ -18,7 +18,8 @@ Looking costs about 35 ms of a 1280x960 frame (``find_tray``), checking well und
 A frame in which no tray is found, or in which the reading says the tray found is not
 where the dice are, is read whole, and the keeper looks again only every ``LOOK_EVERY``
 frames: a camera that sees nothing but the tray floor has nothing around it to mistake
-for dice.
+for dice. A whole frame that shows more places or dice than a throw has is a cluttered
+table and is not read at all (``recognizer.CLUTTER_REGIONS``, ``Reading.cluttered``).
 """
 
 from __future__ import annotations
