@@ -64,6 +64,7 @@ ALIGN = 8  # the working image is padded to a multiple of this (the net's coarse
 SIZE_UNIT = 16.0  # the size map holds log(edge / SIZE_UNIT), edge in working pixels
 MAPS = 6  # heat logit, dx, dy, log size, cos 4θ, sin 4θ
 THRESHOLD = 0.35  # peak probability above which a cell's die is reported
+NEAR_BUCKET = 4.0  # cells per bucket of the kept dice in ``decode``
 # A working image of more than this many pixels goes through the net in tiles: the net
 # holds every layer's output at once, about 57 bytes per working pixel, so the 1280x960
 # pass of the die size estimate took 70 MB in one piece (bench/bench_pi.py's budget for
@@ -205,16 +206,29 @@ def decode(maps: np.ndarray, scale: float, threshold: float = THRESHOLD) -> list
     peak = (prob >= cv2.dilate(prob, np.ones((3, 3), np.uint8))) & (prob >= threshold)
     ys, xs = np.nonzero(peak)
     order = np.argsort(-prob[ys, xs], kind="stable")
-    kept: list[tuple[float, float, float]] = []
+    # The dice kept so far, by bucket of ``NEAR_BUCKET`` cells: a peak is compared with
+    # those of the buckets within reach only (a printed menu shows thousands of peaks;
+    # comparing each with every die kept took seconds a frame).
+    kept: dict[tuple[int, int], list[tuple[float, float, float]]] = {}
+    biggest = 0.0
     out = []
     for k in order:
         y, x = int(ys[k]), int(xs[k])
         u = x + float(maps[1, y, x])
         v = y + float(maps[2, y, x])
         edge_cells = SIZE_UNIT * math.exp(float(np.clip(maps[3, y, x], -3.0, 3.0))) / STRIDE
-        if any(math.hypot(u - ku, v - kv) < 0.5 * max(edge_cells, ke) for ku, kv, ke in kept):
+        bu, bv = math.floor(u / NEAR_BUCKET), math.floor(v / NEAR_BUCKET)
+        n = math.ceil(0.5 * max(edge_cells, biggest) / NEAR_BUCKET)
+        near = (
+            die
+            for i in range(bu - n, bu + n + 1)
+            for j in range(bv - n, bv + n + 1)
+            for die in kept.get((i, j), ())
+        )
+        if any(math.hypot(u - ku, v - kv) < 0.5 * max(edge_cells, ke) for ku, kv, ke in near):
             continue
-        kept.append((u, v, edge_cells))
+        kept.setdefault((bu, bv), []).append((u, v, edge_cells))
+        biggest = max(biggest, edge_cells)
         center = cell_to_frame(u, v, scale)
         edge = edge_cells * STRIDE / scale
         angle = math.degrees(math.atan2(float(maps[5, y, x]), float(maps[4, y, x]))) / 4.0 % 90.0

@@ -17,6 +17,7 @@ from companion.vision.spot import (
     MAPS,
     PIP_MODEL,
     SIZE_UNIT,
+    STRIDE,
     TILE_MARGIN,
     BockSpotter,
     PipSpotter,
@@ -352,3 +353,27 @@ def test_tiles_are_cut_on_the_grid_and_cover_the_image():
         cuts = _cuts(length, parts)
         assert cuts[0] == 0 and cuts[-1] == length and len(cuts) == parts + 1
         assert all(c % ALIGN == 0 for c in cuts)
+
+
+def test_decode_drops_the_same_peaks_as_comparing_with_every_kept_die():
+    # Thousands of peaks of every size (a printed menu): the bucketed comparison keeps
+    # exactly the dice that comparing each peak with every die kept before keeps.
+    rng = np.random.default_rng(12)
+    maps = rng.normal(0, 1, (MAPS, 90, 120)).astype(np.float32)
+    maps[0] = rng.normal(1.0, 2.0, (90, 120))
+    maps[3] = rng.uniform(-3.0, 3.0, (90, 120))  # edges of 0.2 to 80 cells
+    got = decode(maps, 0.5, threshold=0.3)
+    prob = 1.0 / (1.0 + np.exp(-maps[0]))
+    peak = (prob >= cv2.dilate(prob, np.ones((3, 3), np.uint8))) & (prob >= 0.3)
+    ys, xs = np.nonzero(peak)
+    kept: list[tuple[float, float, float]] = []
+    for k in np.argsort(-prob[ys, xs], kind="stable"):
+        y, x = int(ys[k]), int(xs[k])
+        u, v = x + float(maps[1, y, x]), y + float(maps[2, y, x])
+        e = SIZE_UNIT * math.exp(float(maps[3, y, x])) / STRIDE
+        if all(math.hypot(u - a, v - b) >= 0.5 * max(e, f) for a, b, f in kept):
+            kept.append((u, v, e))
+    assert len(peak.nonzero()[0]) > 1000 and len(got) == len(kept) > 20
+    for die, (u, v, e) in zip(got, kept, strict=True):
+        assert die.center == pytest.approx(tuple(cell_to_frame(u, v, 0.5)), abs=1e-6)
+        assert die.size == pytest.approx(e * STRIDE / 0.5)
