@@ -11,7 +11,7 @@ from companion.evaluation import PHOTO_SPLITS, EvalDataError, photo_split
 def _scene(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
-    from companion.synth.scene import SETUPS, SURROUNDS, UNSEEN_SURROUNDS, write_scenes
+    from companion.synth.scene import SETUPS, check_surround, write_scenes
 
     photos = Path(args.photos)
     images = sorted((photos / "images").glob("*.jpg"))
@@ -21,11 +21,8 @@ def _scene(args: argparse.Namespace) -> int:
     if args.limit:
         chosen = chosen[: args.limit]
     names = list(SETUPS) if args.setup == "all" else [args.setup]
-    if args.surround and args.surround not in SURROUNDS + UNSEEN_SURROUNDS:
-        raise EvalDataError(
-            f"unknown surround {args.surround!r}; use one of "
-            f"{', '.join(SURROUNDS + UNSEEN_SURROUNDS)}"
-        )
+    if args.surround:
+        check_surround(args.surround)  # before any frame is written
     for k, name in enumerate(names):
         if name not in SETUPS:
             raise EvalDataError(f"unknown set-up {name!r}; use all or one of {', '.join(SETUPS)}")

@@ -141,6 +141,14 @@ def map_dice(dice: Sequence[LabelledDie], matrix: np.ndarray) -> tuple[LabelledD
     return tuple(out)
 
 
+def check_surround(kind: str) -> None:
+    """Raise ``SceneError`` unless ``kind`` is one of ``SURROUNDS`` or ``UNSEEN_SURROUNDS``."""
+    if kind not in SURROUNDS + UNSEEN_SURROUNDS:
+        raise SceneError(
+            f"unknown surround {kind!r}; use one of {', '.join(SURROUNDS + UNSEEN_SURROUNDS)}"
+        )
+
+
 def surround(kind: str, size: tuple[int, int], rng: np.random.Generator, die: float) -> np.ndarray:
     """What lies around the tray: a wooden table, a cloth, or a dark bar with clutter
     (``SURROUNDS``); or one of ``UNSEEN_SURROUNDS``.
@@ -148,10 +156,7 @@ def surround(kind: str, size: tuple[int, int], rng: np.random.Generator, die: fl
     The bar has the things that lie on one: coasters, glass bottoms with highlights, a
     phone, bottle caps about a die's size — each a chance for a phantom die.
     """
-    if kind not in SURROUNDS + UNSEEN_SURROUNDS:
-        raise SceneError(
-            f"unknown surround {kind!r}; use one of {', '.join(SURROUNDS + UNSEEN_SURROUNDS)}"
-        )
+    check_surround(kind)
     if kind in UNSEEN_SURROUNDS:
         return _unseen_surround(kind, size, rng, die)
     w, h = size
