@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
             frame = table_alone(kind, np.random.default_rng(seed))
             seen = 0
             readers = (
-                [BockRecognizer()] if args.kind == "bock"
+                [BockRecognizer(look_for_tray=True)] if args.kind == "bock"
                 else [PipRecognizer(pipnet=net, look_for_tray=look) for look in (True, False)]
             )
             for reader in readers:

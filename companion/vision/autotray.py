@@ -207,6 +207,13 @@ class TrayKeeper:
             return None
         return self._outlines.get(frame_size)
 
+    def outline_of(self, tray: TrayProfile) -> Corners | None:
+        """The outline as found of ``tray`` when it is the tray ``tray`` hands out now for
+        its frame size, else None."""
+        if self._trays.get(tray.frame_size) is not tray:
+            return None
+        return self._outlines.get(tray.frame_size)
+
     def _confirmed_edge(self, found: TrayProfile) -> float | None:
         """The die edge of a tray confirmed before in nearly the same place, if any: the
         camera is fixed, and one reading of a frame with more phantoms around the tray

@@ -173,18 +173,21 @@ def save_models(path: Path | str, models: Mapping[str, FaceModel]) -> None:
 
 
 def load_recognizer(path: Path | str | None, finder: str = "auto") -> BockRecognizer:
-    """A ``BockRecognizer`` with the tray profile and enrolled faces at ``path``, if any.
+    """A ``BockRecognizer`` with the tray profile and enrolled faces at ``path``, if any;
+    without a tray calibration it looks for the tray in the frame (``look_for_tray``).
 
     A file holding only a faces section (no tray calibration yet) is fine. ``finder`` is
     passed on (``auto``, ``spotter`` or ``classic``).
     """
     if path is None:
-        return BockRecognizer(finder=finder)
+        return BockRecognizer(finder=finder, look_for_tray=True)
     data = _read(Path(path))
     profile = None
     if "corners" in data:
         profile = TrayProfile.from_dict(data)
-    return BockRecognizer(profile=profile, models=load_models(path), finder=finder)
+    return BockRecognizer(
+        profile=profile, models=load_models(path), finder=finder, look_for_tray=True
+    )
 
 
 def _read(path: Path) -> dict:

@@ -23,8 +23,10 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
+import cv2
 import numpy as np
 
+from companion.vision.autotray import Corners, TrayKeeper
 from companion.vision.detect import FinderOptions, check_frame
 from companion.vision.faces_appearance import animal
 from companion.vision.faces_classify import (
@@ -73,6 +75,16 @@ class FaceSample:
 # without making the view large.
 VIEW_DIE = 48.0
 SIZE_FRAMES = 5  # frames with dice the die size is measured on, then kept
+# Die sizes are kept for this many trays (a calibrated one, those found, the whole frame).
+SIZE_TRAYS = 16
+# A frame read without calibration (whole, or in a tray found in it) in which the spotter
+# finds more than this many dice shows a table it takes for dice (a printed menu, tiles),
+# not a throw of ten: it is not read (``Reading.cluttered``), and a tray found there is
+# not confirmed.
+CLUTTER_REGIONS = 30
+# A tray found without calibration holds the dice when at least this share of what is
+# read in it is read surely (a printed menu's box holds letters read as uncertain dice).
+SURE_SHARE = 0.5
 # A die left uncertain between two faces only their colour tells apart (the stencil
 # set's lime and mustard goats) is read by the frame's sure dice of that pair, which lie
 # in the same light (no cast to estimate): as the face whose sure dice (their median
@@ -102,6 +114,18 @@ class BockRecognizer:
     come from: ``"spotter"`` the learned spotter (``spotter``, or the model file), which
     must then exist; ``"classic"`` the classical finder; ``"auto"`` the spotter when its
     model file is there, the classical finder otherwise.
+
+    ``look_for_tray`` (without a profile, with the spotter; ``enrol.load_recognizer``,
+    which the runtime and the commands use, turns it on): the tray is looked for in the
+    frame as the pip recogniser does (``autotray.TrayKeeper``), confirmed when its dice
+    are read surely and no more sure dice lie outside it, and read straightened; a
+    frame without a tray found is read whole at the scale its dice measure
+    (``die_size``), and one that shows more than ``CLUTTER_REGIONS`` dice is not read.
+    Composed camera frames of rendered throws (the six set-ups of
+    ``synth.scene.SETUPS``, seeds 5000-5005, a validation figure: these were looked at
+    while building it) read 152 of 258 dice right without it (the spotter saw the whole
+    frame at 320 pixels: a 33-pixel die became 8) and 250 with it; on a printed menu
+    121 and 221 of 227, on tiles 130 and 214 of 231, with no extra die.
     """
 
     def __init__(
@@ -111,6 +135,7 @@ class BockRecognizer:
         min_confidence: float = 0.9,
         finder: str = "auto",
         spotter: BockSpotter | None = None,
+        look_for_tray: bool = False,
     ) -> None:
         self.profile = profile
         self.classifier = FaceClassifier(models, min_confidence=min_confidence)
@@ -122,7 +147,14 @@ class BockRecognizer:
         # uncertain until the set is enrolled).
         self._recent: deque[float] = deque(maxlen=SET_MEMORY)
         self.unfamiliar = False
-        self._die_sizes: dict[tuple[int, int], list[float]] = {}
+        # Die edges measured, per frame size and tray (None: the whole frame).
+        self._die_sizes: dict[tuple[tuple[int, int], Corners | None], list[float]] = {}
+        # Without a profile, the tray is looked for in the frame (``autotray.py``), as the
+        # pip recogniser does; the spotter is needed to tell where the dice are.
+        self.keeper = (
+            TrayKeeper(self._holds_the_dice)
+            if look_for_tray and profile is None and self.spotter is not None else None
+        )
 
     def __repr__(self) -> str:
         return (
@@ -161,50 +193,103 @@ class BockRecognizer:
             out.append(top)
         return out
 
+    def tray(self, frame: np.ndarray) -> TrayProfile | None:
+        """The tray ``frame`` is read in: the profile's; without one, the tray found in
+        the frame and kept while the camera shows it (``autotray.TrayKeeper``); else None
+        (the whole frame is read)."""
+        if self.keeper is None:
+            return self.profile
+        return self.keeper.tray(frame)
+
     def view(self, frame: np.ndarray) -> TrayView | None:
         """The straightened tray the dice are read in, or None to read the frame itself.
 
-        With a profile of four corners and the spotter, the tray polygon is warped to a
-        top-down view in which a top face is ``VIEW_DIE`` pixels across (``rectify.py``):
-        slant and turn are undone and nothing outside the tray is seen. The die size is
-        what the spotter measures in the straightened tray (``die_size``), until it has
-        seen a die the profile's.
+        With a tray of four corners (the profile's, or one found in the frame) and the
+        spotter, the tray polygon is warped to a top-down view in which a top face is
+        ``VIEW_DIE`` pixels across (``rectify.py``): slant and turn are undone and nothing
+        outside the tray is seen. The die size is what the spotter measures in the
+        straightened tray (``die_size``), until it has seen a die the profile's.
         """
-        if self.spotter is None or self.profile is None or len(self.profile.corners) != 4:
+        return self._view(frame, self.tray(frame))
+
+    def _view(self, frame: np.ndarray, tray: TrayProfile | None) -> TrayView | None:
+        """``view`` in ``tray``."""
+        if self.spotter is None or tray is None or len(tray.corners) != 4:
             return None
         h, w = frame.shape[:2]
-        die = self.die_size(frame)
-        if die is None and self.profile.die_size:
-            die = self.profile.die_size * w / self.profile.frame_size[0]
+        die = self._die_size(frame, tray)
+        if die is None and tray.die_size:
+            die = tray.die_size * w / tray.frame_size[0]
         if die is None:
             return None
         # ``for_tray`` makes a die of the size it is given ``CANON_DIE`` pixels across.
-        return tray_view(self.profile, (w, h), die * CANON_DIE / VIEW_DIE)
+        if tray is not self.profile:
+            # A found tray is straightened at the frame's own scale where its dice are
+            # larger than ``VIEW_DIE``, as the frame was read before (enrolment too).
+            die = min(die, VIEW_DIE)
+        return tray_view(tray, (w, h), die * CANON_DIE / VIEW_DIE)
 
     def die_size(self, frame: np.ndarray) -> float | None:
         """The top-face edge in frame pixels for this camera set-up, as the spotter sees it.
 
-        Measured in the straightened tray at the frame's own scale on the first
-        ``SIZE_FRAMES`` frames with dice, then kept: a set-up's dice do not change size.
-        (The profile's die size is the classical finder's outline, side walls included.)
+        Measured in the straightened tray (without one, in the whole frame) at the
+        frame's own scale on the first ``SIZE_FRAMES`` frames with dice, then kept: a
+        set-up's dice do not change size. (The profile's die size is the classical
+        finder's outline, side walls included.)
         """
-        if self.spotter is None or self.profile is None or len(self.profile.corners) != 4:
+        return self._die_size(frame, self.tray(frame))
+
+    def _die_size(self, frame: np.ndarray, tray: TrayProfile | None) -> float | None:
+        """``die_size`` in ``tray`` (None: the whole frame)."""
+        if self.spotter is None or (tray is not None and len(tray.corners) != 4):
             return None
         h, w = frame.shape[:2]
-        seen = self._die_sizes.setdefault((w, h), [])
+        if tray is not None and self.keeper is not None:
+            outline = self.keeper.outline_of(tray)
+            if outline is not None:
+                # A found tray is measured inside its outline: the margin it is read in
+                # beyond that shows the table (a menu's letters measure as small dice).
+                tray = replace(tray, corners=outline)
+        key = ((w, h), None if tray is None else tray.corners)
+        seen = self._die_sizes.setdefault(key, [])
+        if len(self._die_sizes) > SIZE_TRAYS:
+            del self._die_sizes[next(iter(self._die_sizes))]
         if len(seen) < SIZE_FRAMES:
-            plain = tray_view(self.profile, (w, h), None)
-            die = self.spotter.estimate_die_size(plain.warp(frame))
-            if die is not None:
-                seen.append(die / plain.scale)
+            if tray is None:
+                # Around a tray a table shows wood grain, print and coasters the spotter
+                # takes for small dice at a fine scale: only a die read surely as a face
+                # counts there.
+                die = self.spotter.estimate_die_size(frame, accept=self._is_face)
+                if die is not None:
+                    seen.append(die)
+            else:
+                plain = tray_view(tray, (w, h), None)
+                die = self.spotter.estimate_die_size(plain.warp(frame))
+                if die is not None:
+                    seen.append(die / plain.scale)
         return float(np.median(seen)) if seen else None
+
+    def _is_face(self, frame: np.ndarray, regions: list[DieRegion]) -> list[bool]:
+        """Whether each region the spotter found is a die read surely as one of the faces
+        (``DieSpotter.estimate_die_size``'s second opinion)."""
+        out = []
+        for r in regions:
+            feats = face_features(frame, r.center, r.size, r.angle, None)
+            vector = feats.vector()
+            out.append(
+                vector[0] <= -_MIN_CONTRAST
+                and not self.classifier.classify_vector(vector, feats.pattern).uncertain
+            )
+        return out
 
     def sample(self, frame: np.ndarray) -> tuple[list[FaceSample], dict[str, float]]:
         """Find the dice and measure their top faces; returns samples and stage timings.
 
         The samples' regions are in frame pixels.
         """
-        samples, timings, _, view = self._sample(frame)
+        tray = self.tray(frame)
+        outline = None if self.keeper is None or tray is None else self.keeper.outline_of(tray)
+        samples, timings, _, view, _ = self._sample(frame, tray, outline)
         if view is not None:
             samples = [
                 replace(
@@ -215,17 +300,20 @@ class BockRecognizer:
         return samples, timings
 
     def _sample(
-        self, frame: np.ndarray
-    ) -> tuple[list[FaceSample], dict[str, float], np.ndarray, TrayView | None]:
-        """``sample`` in the image the dice are read in: the straightened view, if any.
+        self, frame: np.ndarray, tray: TrayProfile | None, outline: Corners | None = None
+    ) -> tuple[list[FaceSample], dict[str, float], np.ndarray, TrayView | None, bool]:
+        """``sample`` in the image the dice are read in: the straightened ``tray``, if
+        any (None: the whole frame); ``outline``, a found tray's outline before widening.
 
-        Returns the samples (regions in that image's pixels), the timings, the image and
-        the view (None: the image is the frame).
+        Returns the samples (regions in that image's pixels), the timings, the image, the
+        view (None: the image is the frame) and whether the frame, read whole, was
+        cluttered (``CLUTTER_REGIONS``: no samples then).
         """
         check_frame(frame)
         h, w = frame.shape[:2]
         t0 = time.perf_counter()
-        view = self.view(frame)
+        view = self._view(frame, tray)
+        cluttered = False
         timings: dict[str, float] = {}
         if view is not None:
             frame = view.warp(frame)
@@ -237,15 +325,29 @@ class BockRecognizer:
             # at the spotter's edge and a re-measured turn) read fewer dice right on the
             # tuning frames (seed 4242, 60 hard: 0.995 against 0.998, 57 exact frames
             # against 59) and cost 6 ms, so the spotter's faces are used as they are.
-            if view is None:
-                regions = self.spotter.spot(frame, self.profile)
+            if view is not None:
+                # A found tray is read a margin beyond its outline (``autotray.MARGIN``);
+                # the table there (a white menu round a dark tray) would set the
+                # spotter's contrast, so the outline's colours set it.
+                box = None if outline is None else _box_in(view, outline)
+                seen = self._die_size(frame, tray)
+                face = VIEW_DIE if seen is None else max(VIEW_DIE, seen * view.scale)
+                regions = self.spotter.spot_at(frame, WORK_DIE / face, box)
+            elif (
+                tray is None and self.keeper is not None
+                and (die := self._die_size(frame, None)) is not None
+            ):
+                # The whole frame, at the scale where its dice are the spotter's size.
+                regions = self.spotter.spot_at(frame, WORK_DIE / die)
             else:
-                regions = self.spotter.spot_at(frame, WORK_DIE / VIEW_DIE)
+                regions = self.spotter.spot(frame, tray)
+            if self.profile is None and len(regions) > CLUTTER_REGIONS:
+                regions, cluttered = [], True
             tops = [(r.center, r.size, r.angle) for r in regions]
             t1 = t2 = time.perf_counter()
             timings["spot"] = (t1 - t0) * 1e3
         else:
-            regions = find_in_tray(frame, self.profile)
+            regions = find_in_tray(frame, tray)
             t1 = time.perf_counter()
             tops = self._locate(frame, regions, w)
             t2 = time.perf_counter()
@@ -267,7 +369,7 @@ class BockRecognizer:
             )
             samples.append(FaceSample(region=top, features=feats, vector=vector, found=region))
         timings["measure"] = (time.perf_counter() - t2) * 1e3
-        return samples, timings, frame, view
+        return samples, timings, frame, view, cluttered
 
     def _look_again(
         self, frame: np.ndarray, sample: FaceSample, verdict: FaceVerdict, gains: np.ndarray | None
@@ -376,11 +478,57 @@ class BockRecognizer:
         )
         return f0 if d0 <= NEIGHBOUR_NEAR and d1 - d0 >= NEIGHBOUR_MARGIN else None
 
+    def _holds_the_dice(self, frame: np.ndarray, tray: TrayProfile) -> float | None:
+        """The median edge of the sure dice read in a tray found in ``frame``, when the
+        tray is where its dice are; else None (``autotray.TrayKeeper`` asks this).
+
+        It is when, read in it, at least one die is sure, and read whole, the frame shows
+        no more sure dice more than an edge outside it than were sure in it -- or the
+        whole frame is a cluttered table, where the tray is the one place to read.
+        """
+        reading = self._read(frame, tray, remember=False)
+        inside = [d for d in reading.dice if not d.uncertain]
+        if reading.cluttered or not inside or len(inside) < SURE_SHARE * len(reading.dice):
+            return None
+        edge = float(np.median([d.region.size for d in inside]))
+        whole = self._read(frame, None, remember=False)
+        if whole.cluttered:
+            return edge
+        quad = np.array(tray.corners, np.float32).reshape(-1, 1, 2)
+        outside = [
+            d for d in whole.dice
+            if not d.uncertain and cv2.pointPolygonTest(quad, d.region.center, True) < -edge
+        ]
+        return edge if len(outside) <= len(inside) else None
+
     def read(self, frame: np.ndarray) -> Reading:
         """Find and classify every die in a BGR frame; timings per stage in ``timings_ms``."""
+        check_frame(frame)
+        t0 = time.perf_counter()
+        tray = self.tray(frame)
+        outline = None if self.keeper is None or tray is None else self.keeper.outline_of(tray)
+        reading = self._read(frame, tray, outline=outline)
+        if self.keeper is not None:
+            timings = dict(reading.timings_ms)
+            timings["tray"] = (time.perf_counter() - t0) * 1e3 - timings["total"]
+            timings["total"] += timings["tray"]
+            reading = replace(reading, timings_ms=timings)
+        return reading
+
+    def _read(
+        self,
+        frame: np.ndarray,
+        tray: TrayProfile | None,
+        remember: bool = True,
+        outline: Corners | None = None,
+    ) -> Reading:
+        """``read`` in ``tray`` (None: the whole frame). ``remember``: count the dice in
+        the unfamiliar-set check, and mark every die uncertain when the set is unfamiliar
+        (not when the keeper only asks where the dice are). ``outline``: a found tray's
+        outline before it was widened; uncertain dice outside it are dropped."""
         t0 = time.perf_counter()
         h, w = frame.shape[:2]
-        samples, timings, frame, view = self._sample(frame)
+        samples, timings, frame, view, cluttered = self._sample(frame, tray, outline)
         t1 = time.perf_counter()
         dice = []
         gains = self._gains()
@@ -396,7 +544,20 @@ class BockRecognizer:
             if verdict.uncertain and verdict.best not in self.classifier.confusable:
                 s, verdict = self._look_again(frame, s, verdict, gains)
             looked.append((s, verdict))
-        self._recent.extend(self.classifier.strangeness(v) for _, v in looked)
+        if outline is not None:
+            # A tray found without calibration is read ``autotray.MARGIN`` edges beyond
+            # its outline, for dice on its walls; what is not a sure die of a familiar
+            # look there is more likely the table around it (a menu's print).
+            quad = np.array(outline, np.float32).reshape(-1, 1, 2)
+            looked = [
+                (s, v) for s, v in looked
+                if (not v.uncertain and self.classifier.strangeness(v) <= 1.0)
+                or cv2.pointPolygonTest(
+                    quad, s.region.center if view is None
+                    else view.region_to_frame(s.region).center, False) >= 0
+            ]
+        if remember:
+            self._recent.extend(self.classifier.strangeness(v) for _, v in looked)
         # Second look with the frame's light: the dice read surely give its colour, and
         # every die is read again with its colours (less that cast) counting too.
         tints = [s.features.tint() for s, _ in looked]
@@ -407,11 +568,12 @@ class BockRecognizer:
                 for (s, v), t in zip(looked, tints, strict=True)
             ]
         looked = self._by_neighbours(looked)
-        self.unfamiliar = (
-            len(self._recent) >= SET_MIN_DICE and float(np.median(self._recent)) > 1.0
-        )
+        if remember:
+            self.unfamiliar = (
+                len(self._recent) >= SET_MIN_DICE and float(np.median(self._recent)) > 1.0
+            )
         for s, verdict in looked:
-            if self.unfamiliar:
+            if self.unfamiliar and remember:
                 # Not the faces of this set: the scorekeeper reads them until it is enrolled.
                 verdict = replace(verdict, face=None, uncertain=True)
             dice.append(
@@ -433,4 +595,15 @@ class BockRecognizer:
             frame_size=(w, h),
             timings_ms=timings,
             unfamiliar=self.unfamiliar,
+            cluttered=cluttered,
         )
+
+
+def _box_in(view: TrayView, outline: Corners) -> tuple[int, int, int, int]:
+    """The box around ``outline`` (frame pixels) in ``view``'s pixels."""
+    pts = cv2.perspectiveTransform(
+        np.array(outline, np.float64).reshape(-1, 1, 2), view.matrix
+    ).reshape(-1, 2)
+    x0, y0 = np.floor(pts.min(axis=0)).astype(int)
+    x1, y1 = np.ceil(pts.max(axis=0)).astype(int)
+    return int(x0), int(y0), int(x1), int(y1)

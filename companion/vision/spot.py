@@ -281,27 +281,41 @@ class DieSpotter:
         return f"{type(self).__name__}({str(self.path)!r}, threshold={self.threshold})"
 
     def maps(
-        self, frame: np.ndarray, die_size: float | None = None, scale: float | None = None
+        self,
+        frame: np.ndarray,
+        die_size: float | None = None,
+        scale: float | None = None,
+        norm_box: tuple[int, int, int, int] | None = None,
     ) -> tuple[np.ndarray, float]:
         """The net's maps (``MAPS``, H, W) for a BGR frame, and the working scale used.
 
         ``scale`` (working pixels per frame pixel) wins over the one ``working_scale``
-        picks from the frame size and ``die_size``.
+        picks from the frame size and ``die_size``. ``norm_box`` (x0, y0, x1, y1 in frame
+        pixels) is the part whose colours the input is normalised by (``to_blob``;
+        default the whole frame).
         """
         check_frame(frame)
         h, w = frame.shape[:2]
         if scale is None:
             scale = working_scale(w, h, die_size)
         work = to_working(frame, scale)
+        norm = None
+        if norm_box is not None:
+            x0, y0, x1, y1 = (max(0, round(v * scale)) for v in norm_box)
+            part = work[y0:y1, x0:x1]
+            if part.shape[0] >= ALIGN and part.shape[1] >= ALIGN:
+                norm = normalisation(part)
         try:
-            return self._tiled(work), scale
+            return self._tiled(work, norm), scale
         except cv2.error as exc:
             raise SpotterError(
                 f"the spotter model {self.path} failed on a {w}x{h} frame ({exc.msg.strip()});"
                 f" restore models/{self.path.name} or train it again"
             ) from None
 
-    def _tiled(self, work: np.ndarray) -> np.ndarray:
+    def _tiled(
+        self, work: np.ndarray, norm: tuple[np.ndarray, np.ndarray] | None = None
+    ) -> np.ndarray:
         """The net's maps of a working image (``to_working``: sides multiples of
         ``ALIGN``), run in one piece up to ``TILE_AREA`` working pixels and in tiles above.
 
@@ -311,8 +325,9 @@ class DieSpotter:
         """
         height, width = work.shape[:2]
         if height * width <= TILE_AREA:
-            return self._forward(to_blob(work))
-        norm = normalisation(work)
+            return self._forward(to_blob(work, norm))
+        if norm is None:
+            norm = normalisation(work)
         # As few tiles as keep each core within TILE_AREA, cut on the ALIGN grid.
         rows = cols = 1
         while math.ceil(height / rows) * math.ceil(width / cols) > TILE_AREA:
@@ -371,9 +386,12 @@ class DieSpotter:
         return inside
 
 
-    def spot_at(self, frame: np.ndarray, scale: float) -> list[DieRegion]:
-        """Every die of a BGR frame seen at ``scale`` working pixels per frame pixel."""
-        maps, scale = self.maps(frame, scale=scale)
+    def spot_at(
+        self, frame: np.ndarray, scale: float, norm_box: tuple[int, int, int, int] | None = None
+    ) -> list[DieRegion]:
+        """Every die of a BGR frame seen at ``scale`` working pixels per frame pixel
+        (``norm_box``: see ``maps``)."""
+        maps, scale = self.maps(frame, scale=scale, norm_box=norm_box)
         return decode(maps, scale, self.threshold)
 
     def estimate_die_size(

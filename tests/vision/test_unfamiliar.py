@@ -33,8 +33,10 @@ def _throws(artwork, seed, count=3, hard=False):
 
 
 @pytest.mark.parametrize("artwork", ["stencil", "badge", "etched", "mosaic"])
-def test_every_die_of_a_set_of_unknown_artwork_is_flagged(artwork):
-    recognizer = BockRecognizer()
+@pytest.mark.parametrize("look_for_tray", [False, True])
+def test_every_die_of_a_set_of_unknown_artwork_is_flagged(artwork, look_for_tray):
+    # Also as the runtime reads without a calibration: the tray looked for in the frame.
+    recognizer = BockRecognizer(look_for_tray=look_for_tray)
     readings = []
     for throw in _throws(artwork, 610):
         reading = recognizer.read(throw.image)

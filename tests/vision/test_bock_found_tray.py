@@ -1,0 +1,126 @@
+"""Rock the Bock dice read without a calibration: the tray found in the frame, the whole
+frame read at the scale its dice measure, and a cluttered table not read."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from companion import evaluation
+from companion.evaluation import LabelledDie
+from companion.synth.render import render_throw
+from companion.synth.scene import SETUPS, compose, table_alone
+from companion.vision import enrol
+from companion.vision.faces import BockRecognizer
+from companion.vision.spot import DEFAULT_MODEL
+from companion.vision.tray import TrayProfile, calibrate_tray
+
+pytestmark = pytest.mark.skipif(
+    not DEFAULT_MODEL.is_file(), reason=f"no spotter model at {DEFAULT_MODEL}"
+)
+
+
+def _tray_photo(throw):
+    """The rendered tray floor cut out edge to edge, its dice labelled with their faces."""
+    xs = sorted(x for x, _ in throw.tray_corners)
+    ys = sorted(y for _, y in throw.tray_corners)
+    x0, y0 = int(np.ceil(xs[1])), int(np.ceil(ys[1]))
+    x1, y1 = int(xs[2]), int(ys[2])
+    labels = []
+    for die in throw.dice:
+        bx0, by0, bx1, by1 = die.box()
+        labels.append(
+            LabelledDie(die.value, die.center[0] - x0, die.center[1] - y0, bx1 - bx0, by1 - by0)
+        )
+    return throw.image[y0:y1, x0:x1].copy(), labels
+
+
+def _scene(setup: str, surround: str, seed: int, dice: int = 8):
+    throw = render_throw(seed, dice, kind="bock", size=(1280, 960))
+    photo, labels = _tray_photo(throw)
+    return compose(photo, labels, replace(SETUPS[setup], surround=surround),
+                   np.random.default_rng(seed))
+
+
+def _tally(recognizer, scene):
+    reading = recognizer.read(scene.frame)
+    pairs = evaluation.match(list(scene.dice), [d.region.center for d in reading.dice])
+    right = sum(reading.dice[j].value == scene.dice[i].value for i, j in pairs)
+    sure_wrong = sum(
+        reading.dice[j].value != scene.dice[i].value and not reading.dice[j].uncertain
+        for i, j in pairs
+    )
+    return reading, right, sure_wrong, len(reading.dice) - len(pairs)
+
+
+@pytest.mark.parametrize(("setup", "surround", "seed"), [
+    # Dice of about 33 px in a 1280x960 frame: seen whole at 320 px they were 8 px, and
+    # not one of them was found.
+    ("webcam-small", "cloth", 5101),
+    ("webcam-small", "menu", 5102),
+    # A dark tray in the middle of a white printed menu, no net trained on either.
+    ("hd-bar-far", "menu", 5103),
+    ("hq-near", "tiles", 5104),
+])
+def test_dice_are_read_in_the_tray_found_in_the_frame(setup, surround, seed):
+    scene = _scene(setup, surround, seed)
+    recognizer = BockRecognizer(look_for_tray=True)
+    reading, right, sure_wrong, extra = _tally(recognizer, scene)
+    # Read in the tray that was found, and mapped back to frame pixels.
+    assert recognizer.keeper is not None and recognizer.keeper.finds == 1
+    outline = recognizer.keeper.outline(scene.frame.shape[1::-1])
+    assert outline is not None
+    assert np.abs(np.array(outline) - scene.corners).max() < 0.03 * max(scene.frame.shape)
+    assert right >= len(scene.dice) - 1
+    assert sure_wrong == 0 and extra == 0
+    assert not reading.cluttered
+    assert "tray" in reading.timings_ms
+
+
+def test_a_whole_frame_is_read_at_the_scale_its_dice_measure():
+    # No tray to find (the frame is all tray floor around the dice, cut from a render):
+    # the dice, 33 px across, are found at their own scale in the whole frame.
+    scene = _scene("webcam-small", "cloth", 5101)
+    x0, y0 = np.floor(scene.corners.min(axis=0)).astype(int) + 20
+    x1, y1 = np.ceil(scene.corners.max(axis=0)).astype(int) - 20
+    inner = np.ascontiguousarray(scene.frame[y0:y1, x0:x1])
+    recognizer = BockRecognizer(look_for_tray=True)
+    die = recognizer._die_size(inner, None)
+    assert die is not None and 25 < die < 40
+    reading = recognizer._read(inner, None)
+    assert len(reading.dice) >= len(scene.dice) - 1
+
+
+@pytest.mark.parametrize("seed", [31, 42, 50, 58, 63])
+def test_a_printed_menu_alone_shows_no_sure_die(seed):
+    # Frames of a menu alone that read 12-25 phantom dice each before (seeds chosen from
+    # 31-70 as those with the most): now no sure one, and most are a cluttered table.
+    frame = table_alone("menu", np.random.default_rng(seed))
+    reading = BockRecognizer(look_for_tray=True).read(frame)
+    assert not any(not d.uncertain for d in reading.dice)
+    assert reading.cluttered or len(reading.dice) <= 2
+
+
+def test_a_tray_full_of_phantoms_is_not_confirmed():
+    # Read in a found "tray" that is a patch of menu, the spotter finds more dice than a
+    # throw has: that is no tray of dice, whatever share of them is read surely.
+    frame = table_alone("menu", np.random.default_rng(58))
+    recognizer = BockRecognizer(look_for_tray=True)
+    h, w = frame.shape[:2]
+    patch = TrayProfile((w, h), ((0.0, 0.0), (w, 0.0), (w, h), (0.0, h)), None,
+                        (128.0, 128.0, 128.0))
+    assert recognizer._read(frame, patch, remember=False).cluttered
+    assert recognizer._holds_the_dice(frame, patch) is None
+
+
+def test_the_runtime_and_the_commands_look_for_the_tray(tmp_path):
+    assert enrol.load_recognizer(None).keeper is not None
+    # A profile with the tray's corners: no looking.
+    scene = _scene("webcam-wood", "wood", 5105)
+    profile = calibrate_tray(scene.frame, tuple((float(x), float(y)) for x, y in scene.corners))
+    path = tmp_path / "profile.json"
+    path.write_text(json.dumps(profile.to_dict()), encoding="utf-8")
+    assert enrol.load_recognizer(path).keeper is None
