@@ -124,8 +124,9 @@ class BockRecognizer:
     Composed camera frames of rendered throws (the six set-ups of
     ``synth.scene.SETUPS``, seeds 5000-5005, a validation figure: these were looked at
     while building it) read 152 of 258 dice right without it (the spotter saw the whole
-    frame at 320 pixels: a 33-pixel die became 8) and 250 with it; on a printed menu
-    121 and 221 of 227, on tiles 130 and 214 of 231, with no extra die.
+    frame at 320 pixels: a 33-pixel die became 8) and 250 with it (3 sure wrong, 3
+    flagged extra dice); on a printed menu 121 and 221 of 227, on tiles 130 and 214 of
+    231, no extra die. Calibrated by the tray's corners the same frames read 257 of 258.
     """
 
     def __init__(
