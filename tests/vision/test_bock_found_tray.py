@@ -8,9 +8,9 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from bocktray import tray_photo
 
 from companion import evaluation
-from companion.evaluation import LabelledDie
 from companion.synth.render import render_throw
 from companion.synth.scene import SETUPS, compose, table_alone
 from companion.vision import enrol
@@ -23,24 +23,9 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def _tray_photo(throw):
-    """The rendered tray floor cut out edge to edge, its dice labelled with their faces."""
-    xs = sorted(x for x, _ in throw.tray_corners)
-    ys = sorted(y for _, y in throw.tray_corners)
-    x0, y0 = int(np.ceil(xs[1])), int(np.ceil(ys[1]))
-    x1, y1 = int(xs[2]), int(ys[2])
-    labels = []
-    for die in throw.dice:
-        bx0, by0, bx1, by1 = die.box()
-        labels.append(
-            LabelledDie(die.value, die.center[0] - x0, die.center[1] - y0, bx1 - bx0, by1 - by0)
-        )
-    return throw.image[y0:y1, x0:x1].copy(), labels
-
-
 def _scene(setup: str, surround: str, seed: int, dice: int = 8):
     throw = render_throw(seed, dice, kind="bock", size=(1280, 960))
-    photo, labels = _tray_photo(throw)
+    photo, labels = tray_photo(throw)
     return compose(photo, labels, replace(SETUPS[setup], surround=surround),
                    np.random.default_rng(seed))
 

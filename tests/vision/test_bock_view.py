@@ -5,29 +5,13 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
+from bocktray import tray_photo
 
 from companion import evaluation
-from companion.evaluation import LabelledDie
 from companion.synth.render import render_throw
 from companion.synth.scene import SETUPS, compose, surround
 from companion.vision.faces import VIEW_DIE, BockRecognizer
 from companion.vision.tray import calibrate_tray
-
-
-def _tray_photo(throw):
-    """The rendered tray floor cut out edge to edge, as ``compose`` takes a tray photo, and
-    its dice labelled with their face names (``scene.label_line`` writes pip values)."""
-    xs = sorted(x for x, _ in throw.tray_corners)
-    ys = sorted(y for _, y in throw.tray_corners)
-    x0, y0 = int(np.ceil(xs[1])), int(np.ceil(ys[1]))
-    x1, y1 = int(xs[2]), int(ys[2])
-    labels = []
-    for die in throw.dice:
-        bx0, by0, bx1, by1 = die.box()
-        labels.append(
-            LabelledDie(die.value, die.center[0] - x0, die.center[1] - y0, bx1 - bx0, by1 - by0)
-        )
-    return throw.image[y0:y1, x0:x1].copy(), labels
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +20,7 @@ def scenes():
     out = []
     for i in range(3):
         throw = render_throw(880 + i, 10, kind="bock", size=(1280, 960))
-        photo, labels = _tray_photo(throw)
+        photo, labels = tray_photo(throw)
         out.append(compose(photo, labels, SETUPS["webcam-wood"], rng))
     return out
 
