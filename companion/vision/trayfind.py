@@ -61,6 +61,9 @@ RIM_DARKER = 8.0
 # A neighbouring region that runs along more than this share of a candidate's outline
 # is a ring around it.
 RING_COVER = 0.6
+# A candidate whose own cells are at most this share of its hull is a ring (the wall
+# around a tray): the hole inside it is a floor to try (``_ring_floors``).
+RING_SOLIDITY = 0.5
 # The line fit looks for the floor's edge from this many shrunk cells inside the coarse
 # quadrilateral's side to this many outside.
 REFINE_IN = 4.5
@@ -130,6 +133,13 @@ def find_trays(frame: np.ndarray, most: int = 4) -> Iterator[Corners]:
             continue
         given.append(best.quad)
         yield clockwise(_refine(frame, best.quad * np.array([sx, sy]), max(sx, sy)))
+    for floor in _ring_floors(labels, colours):
+        if len(given) >= most:
+            return
+        if any(np.abs(floor.quad - quad).max() <= 2.0 for quad in given):
+            continue
+        given.append(floor.quad)
+        yield clockwise(_refine(frame, floor.quad * np.array([sx, sy]), max(sx, sy)))
 
 
 def _edges(fine: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
@@ -194,6 +204,39 @@ def _candidates(labels: np.ndarray, colours: np.ndarray) -> list[Candidate]:
         candidate = _candidate(own, colours[label])
         if candidate is not None:
             out.append(candidate)
+    return sorted(out, key=lambda c: -c.score)
+
+
+def _ring_floors(labels: np.ndarray, colours: np.ndarray) -> list[Candidate]:
+    """The floors that rings enclose, best first: a region that runs all along a
+    quadrilateral as a thin ring (``RING_SOLIDITY``) is the wall around a tray, and the
+    hole inside it the floor, whatever the floor's own texture. A wooden floor's grain
+    splits it into strips no one region covers (``_regions``), so it makes no candidate of
+    its own; these come after the candidates ``_candidates`` finds."""
+    sh, sw = labels.shape
+    counts = np.bincount(labels.reshape(-1), minlength=len(colours))
+    least = 4.0 * math.sqrt(MIN_AREA * sh * sw)  # one cell round the smallest tray
+    out: list[Candidate] = []
+    for label in np.flatnonzero(counts >= least):
+        if label == 0:
+            continue
+        own = (labels == label).astype(np.uint8)
+        if _frame_sides(own) >= 3:
+            continue
+        ring = _candidate(own, colours[label])
+        if ring is None or ring.solidity > RING_SOLIDITY:
+            continue
+        hole = ring.filled & (1 - cv2.dilate(own, np.ones((3, 3), np.uint8)))
+        count, parts, stats, _ = cv2.connectedComponentsWithStats(hole, connectivity=4)
+        if count < 2:
+            continue
+        inner = (parts == 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))).astype(np.uint8)
+        inside = labels[inner > 0]
+        inside = inside[inside > 0]
+        colour = colours[inside].mean(axis=0) if len(inside) else colours[label]
+        floor = _candidate(inner, colour)
+        if floor is not None:
+            out.append(floor)
     return sorted(out, key=lambda c: -c.score)
 
 

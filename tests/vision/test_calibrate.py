@@ -8,12 +8,14 @@ from dataclasses import replace
 import cv2
 import numpy as np
 import pytest
+from bocktray import tray_photo
 from pipdraw import drawn_photos, frame_with_dice, photos_dir
 
 from companion.cli import main
 from companion.evaluation import LabelledDie, read_image, read_labels
 from companion.synth.render import render_throw
 from companion.synth.scene import SETUPS, compose, corners_text, surround, write_scenes
+from companion.vision import trayfind
 from companion.vision.calibrate import (
     SMALL_DIE,
     calibrate,
@@ -246,3 +248,26 @@ def test_real_photos_composed_into_each_setup(setup):
         # Every labelled die lies in the found tray.
         for d in scene.dice:
             assert cv2.pointPolygonTest(corners, (d.x, d.y), True) > -0.25 * d.w
+
+
+def test_a_wood_grained_floor_is_found_inside_the_wall_around_it():
+    # A rendered tray with a wooden floor, its grain split by edges into strips that no
+    # region covers: no floor candidate of its own. The wall around it is one thin ring,
+    # and the hole inside that ring is the floor (trayfind._ring_floors).
+    throw = render_throw(5001, 3, kind="bock", size=(1280, 960))
+    photo, labels = tray_photo(throw)
+    scene = compose(photo, labels, SETUPS["webcam-small"], np.random.default_rng(5099))
+    frame = scene.frame
+    h, w = frame.shape[:2]
+    factor = trayfind.FIND_SIDE / max(w, h)
+    small = cv2.medianBlur(
+        cv2.resize(frame, (round(w * factor), round(h * factor)), interpolation=cv2.INTER_AREA),
+        5,
+    )
+    fine = cv2.resize(frame, (small.shape[1] * 2, small.shape[0] * 2),
+                      interpolation=cv2.INTER_AREA)
+    regions, colours = trayfind._regions(small, trayfind._edges(fine, small.shape[:2]))
+    assert trayfind._candidates(regions, colours) == []
+    assert len(trayfind._ring_floors(regions, colours)) == 1
+    corners = np.array(find_tray(frame))
+    assert np.abs(corners - scene.corners).max() < 4.0
