@@ -83,8 +83,13 @@ SIZE_TRAYS = 16
 # not confirmed.
 CLUTTER_REGIONS = 30
 # A tray found without calibration holds the dice when at least this share of what is
-# read in it is read surely (a printed menu's box holds letters read as uncertain dice).
+# read in it is read surely (a printed menu's box holds letters read as uncertain dice),
+# and the frame read whole shows at most ``OUTSIDE_SURE`` sure dice more than an edge
+# outside it: the spotter, trained on tables alone, rarely reads a sure die on a table,
+# and a part of the floor cut off by a row of dice (the finder's outline along them)
+# leaves sure dice outside.
 SURE_SHARE = 0.5
+OUTSIDE_SURE = 0
 # A die left uncertain between two faces only their colour tells apart (the stencil
 # set's lime and mustard goats) is read by the frame's sure dice of that pair, which lie
 # in the same light (no cast to estimate): as the face whose sure dice (their median
@@ -483,16 +488,19 @@ class BockRecognizer:
         """The median edge of the sure dice read in a tray found in ``frame``, when the
         tray is where its dice are; else None (``autotray.TrayKeeper`` asks this).
 
-        It is when, read in it, at least one die is sure, and read whole, the frame shows
-        no more sure dice more than an edge outside it than were sure in it -- or the
-        whole frame is a cluttered table, where the tray is the one place to read.
+        It is when, read in it, at least one die is sure (and ``SURE_SHARE`` of them),
+        and read whole, the frame shows no more than ``OUTSIDE_SURE`` sure dice more
+        than an edge outside it -- or the whole frame is a cluttered table, where the
+        tray is the one place to read.
         """
         reading = self._read(frame, tray, remember=False)
         inside = [d for d in reading.dice if not d.uncertain]
         if reading.cluttered or not inside or len(inside) < SURE_SHARE * len(reading.dice):
             return None
         edge = float(np.median([d.region.size for d in inside]))
-        whole = self._read(frame, None, remember=False)
+        # Counted outside: dice of a familiar look (a menu's print read surely looks
+        # like no face of the set, a die cut off from a partial outline does).
+        whole = self._read(frame, None, remember=False, familiar_only=True)
         if whole.cluttered:
             return edge
         quad = np.array(tray.corners, np.float32).reshape(-1, 1, 2)
@@ -500,7 +508,7 @@ class BockRecognizer:
             d for d in whole.dice
             if not d.uncertain and cv2.pointPolygonTest(quad, d.region.center, True) < -edge
         ]
-        return edge if len(outside) <= len(inside) else None
+        return edge if len(outside) <= OUTSIDE_SURE else None
 
     def read(self, frame: np.ndarray) -> Reading:
         """Find and classify every die in a BGR frame; timings per stage in ``timings_ms``."""
@@ -522,11 +530,13 @@ class BockRecognizer:
         tray: TrayProfile | None,
         remember: bool = True,
         outline: Corners | None = None,
+        familiar_only: bool = False,
     ) -> Reading:
         """``read`` in ``tray`` (None: the whole frame). ``remember``: count the dice in
         the unfamiliar-set check, and mark every die uncertain when the set is unfamiliar
         (not when the keeper only asks where the dice are). ``outline``: a found tray's
-        outline before it was widened; uncertain dice outside it are dropped."""
+        outline before it was widened; uncertain dice outside it are dropped.
+        ``familiar_only``: drop every die whose look is foreign to the set."""
         t0 = time.perf_counter()
         h, w = frame.shape[:2]
         samples, timings, frame, view, cluttered = self._sample(frame, tray, outline)
@@ -557,6 +567,8 @@ class BockRecognizer:
                     quad, s.region.center if view is None
                     else view.region_to_frame(s.region).center, False) >= 0
             ]
+        if familiar_only:
+            looked = [(s, v) for s, v in looked if self.classifier.strangeness(v) <= 1.0]
         if remember:
             self._recent.extend(self.classifier.strangeness(v) for _, v in looked)
         # Second look with the frame's light: the dice read surely give its colour, and
