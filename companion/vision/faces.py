@@ -123,7 +123,8 @@ class BockRecognizer:
     ``look_for_tray`` (without a profile, with the spotter; ``enrol.load_recognizer``,
     which the runtime and the commands use, turns it on): the tray is looked for in the
     frame as the pip recogniser does (``autotray.TrayKeeper``), confirmed when its dice
-    are read surely and no more sure dice lie outside it, and read straightened; a
+    are read surely and no sure die lies outside it (``_holds_the_dice``), and read
+    straightened; a
     frame without a tray found is read whole at the scale its dice measure
     (``die_size``), and one that shows more than ``CLUTTER_REGIONS`` dice is not read.
     Composed camera frames of rendered throws (the six set-ups of
