@@ -45,6 +45,7 @@ from companion.vision.spot import (
     BockSpotter,
     choose_spotter,
     square_corners,
+    working_scale,
 )
 from companion.vision.tray import TrayProfile, find_in_tray, finder_options
 from companion.vision.types import Die, DieRegion, Reading
@@ -92,7 +93,13 @@ SURE_SHARE = 0.5
 CUT_OFF = 3.0
 # In a frame read whole because no tray was found, a sure die further than this from its
 # face (``FaceClassifier.strangeness``; 1: as far as the set's own dice lie) is flagged.
-WHOLE_STRANGE = 1.5
+WHOLE_STRANGE = 2.0
+# A tray found that covers more than this share of the frame is no part of a wider scene
+# (the rendered frames the sets were measured on, a camera close over the tray): the
+# frame is read whole as it was before trays were looked for. Rendered hold-out folders
+# read in such a tray lost dice (built-in 9001: 4,998 -> 4,991 of 5,000; badge 9004:
+# 4,974 -> 4,950); camera set-ups put the tray on 12-67 % of the frame.
+FILLS = 0.75
 # A die left uncertain between two faces only their colour tells apart (the stencil
 # set's lime and mustard goats) is read by the frame's sure dice of that pair, which lie
 # in the same light (no cast to estimate): as the face whose sure dice (their median
@@ -209,7 +216,19 @@ class BockRecognizer:
         (the whole frame is read)."""
         if self.keeper is None:
             return self.profile
-        return self.keeper.tray(frame)
+        found = self.keeper.tray(frame)
+        if found is not None and self._fills(frame.shape[1::-1]):
+            return None
+        return found
+
+    def _fills(self, frame_size: tuple[int, int]) -> bool:
+        """Whether the tray found in frames of ``frame_size`` covers more than ``FILLS``
+        of them: such a frame is read whole, as it was before trays were looked for."""
+        outline = None if self.keeper is None else self.keeper.outline(frame_size)
+        if outline is None:
+            return False
+        area = cv2.contourArea(np.array(outline, np.float32))
+        return area > FILLS * frame_size[0] * frame_size[1]
 
     def view(self, frame: np.ndarray) -> TrayView | None:
         """The straightened tray the dice are read in, or None to read the frame itself.
@@ -356,8 +375,8 @@ class BockRecognizer:
                 tray is None and look and self.keeper is not None
                 and (die := self._die_size(frame, None)) is not None
             ):
-                # The whole frame, at the scale where its dice are the spotter's size.
-                regions = self.spotter.spot_at(frame, WORK_DIE / die)
+                # The whole frame, at a scale where its dice are a size the spotter knows.
+                regions = self.spotter.spot_at(frame, working_scale(w, h, die))
             else:
                 regions = self.spotter.spot(frame, tray)
             if look and self.profile is None and len(regions) > CLUTTER_REGIONS:
@@ -604,7 +623,7 @@ class BockRecognizer:
         # A frame read whole because no tray was found shows the table too: a die there
         # that is sure but looks like no face of the set is more likely print or a
         # coaster than a die, and is left for the scorekeeper to confirm.
-        whole = tray is None and self.keeper is not None
+        whole = tray is None and self.keeper is not None and not self._fills((w, h))
         for s, verdict in looked:
             if self.unfamiliar and remember:
                 # Not the faces of this set: the scorekeeper reads them until it is enrolled.
