@@ -45,7 +45,6 @@ from companion.vision.spot import (
     BockSpotter,
     choose_spotter,
     square_corners,
-    working_scale,
 )
 from companion.vision.tray import TrayProfile, find_in_tray, finder_options
 from companion.vision.types import Die, DieRegion, Reading
@@ -375,8 +374,11 @@ class BockRecognizer:
                 tray is None and look and self.keeper is not None
                 and (die := self._die_size(frame, None)) is not None
             ):
-                # The whole frame, at a scale where its dice are a size the spotter knows.
-                regions = self.spotter.spot_at(frame, working_scale(w, h, die))
+                # The whole frame, at the scale where its dice are the spotter's size.
+                # (``spot.working_scale``, which keeps the plain scale where the dice are
+                # a size the spotter knows there and clamps it elsewhere, read the wood
+                # grain of 50 of 100 frames of a table alone as dice, 25 of them sure.)
+                regions = self.spotter.spot_at(frame, WORK_DIE / die)
             else:
                 regions = self.spotter.spot(frame, tray)
             if look and self.profile is None and len(regions) > CLUTTER_REGIONS:
