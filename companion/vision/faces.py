@@ -41,7 +41,9 @@ from companion.vision.faces_topface import fit_top_face
 from companion.vision.rectify import CANON_DIE, TrayView, tray_view
 from companion.vision.spot import (
     DEFAULT_MODEL,
+    TRAINED_DIE,
     WORK_DIE,
+    WORK_LONG,
     BockSpotter,
     choose_spotter,
     square_corners,
@@ -374,11 +376,14 @@ class BockRecognizer:
                 tray is None and look and self.keeper is not None
                 and (die := self._die_size(frame, None)) is not None
             ):
-                # The whole frame, at the scale where its dice are the spotter's size.
-                # (``spot.working_scale``, which keeps the plain scale where the dice are
-                # a size the spotter knows there and clamps it elsewhere, read the wood
-                # grain of 50 of 100 frames of a table alone as dice, 25 of them sure.)
-                regions = self.spotter.spot_at(frame, WORK_DIE / die)
+                # The whole frame at the spotter's plain scale where its dice are a size
+                # it knows there (as before trays were looked for), else at the scale
+                # where they are its size. (``spot.working_scale``, which clamps that
+                # scale, read the wood grain of 50 of 100 frames of a table alone as
+                # dice, 25 of them sure.)
+                plain = WORK_LONG / max(w, h)
+                known = TRAINED_DIE[0] <= die * plain <= TRAINED_DIE[1]
+                regions = self.spotter.spot_at(frame, plain if known else WORK_DIE / die)
             else:
                 regions = self.spotter.spot(frame, tray)
             if look and self.profile is None and len(regions) > CLUTTER_REGIONS:

@@ -78,7 +78,7 @@ TILE_MARGIN = 64
 _LONG_RANGE = (160, 640)
 # Die sizes (working pixels) the net was trained on; outside them a calibrated size
 # rescales the working image.
-_TRAINED_DIE = (11.0, 26.0)
+TRAINED_DIE = (11.0, 26.0)
 # Working sizes (longer side) the die size is estimated at without a calibration: dice
 # from 20 to 120 pixels in frames up to 2028 pixels wide land in the trained range at one.
 ESTIMATE_SIDES = (160, 320, 640, 1280)
@@ -114,7 +114,7 @@ def working_scale(width: int, height: int, die_size: float | None = None) -> flo
     scale = WORK_LONG / longest
     if die_size:
         die = die_size * scale
-        if not _TRAINED_DIE[0] <= die <= _TRAINED_DIE[1]:
+        if not TRAINED_DIE[0] <= die <= TRAINED_DIE[1]:
             scale = WORK_DIE / die_size
             lo, hi = _LONG_RANGE
             scale = min(max(scale, lo / longest), hi / longest)
@@ -417,7 +417,7 @@ class DieSpotter:
         at a coarse size does not set the scale for the whole frame.
         """
         h, w = frame.shape[:2]
-        lo, hi = 0.8 * _TRAINED_DIE[0], 1.25 * _TRAINED_DIE[1]
+        lo, hi = 0.8 * TRAINED_DIE[0], 1.25 * TRAINED_DIE[1]
         seen: list[DieRegion] = []
         best: tuple[float, float] | None = None
         for side in sides:
