@@ -134,10 +134,10 @@ class BockRecognizer:
     ``look_for_tray`` (without a profile, with the spotter; ``enrol.load_recognizer``,
     which the runtime and the commands use, turns it on): the tray is looked for in the
     frame as the pip recogniser does (``autotray.TrayKeeper``), confirmed when its dice
-    are read surely and no sure die lies outside it (``_holds_the_dice``), and read
-    straightened; a
-    frame without a tray found is read whole at the scale its dice measure
-    (``die_size``), and one that shows more than ``CLUTTER_REGIONS`` dice is not read.
+    are mostly read surely and no sure die lies just outside it (``_holds_the_dice``),
+    and read straightened. A frame without a tray found, or whose tray covers more than
+    ``FILLS`` of it, is read whole, at a scale its dice measure (``die_size``); one that
+    shows more than ``CLUTTER_REGIONS`` dice there is not read.
     Composed camera frames of rendered throws (the six set-ups of
     ``synth.scene.SETUPS``, seeds 5000-5005, a validation figure: these were looked at
     while building it) read 152 of 258 dice right without it (the spotter saw the whole
