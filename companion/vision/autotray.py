@@ -25,7 +25,8 @@ table and is not read at all (``recognizer.CLUTTER_REGIONS``, ``Reading.cluttere
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+import time
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 
 import cv2
@@ -34,6 +35,7 @@ import numpy as np
 from companion.vision.rectify import TrayView
 from companion.vision.tray import TrayProfile
 from companion.vision.trayfind import find_trays
+from companion.vision.types import Die, Reading
 
 Corners = tuple[tuple[float, float], ...]
 # A frame that showed no tray is looked at again after this many frames of its size.
@@ -253,3 +255,23 @@ def _looks(frame: np.ndarray) -> Iterator[TrayProfile]:
             continue  # a lit strip along the paper's edge, not a tray
         # The floor's colour is not needed to read dice; grey stands for it.
         yield TrayProfile((w, h), corners, None, (128.0, 128.0, 128.0))
+
+
+def edges_outside(dice: Sequence[Die], corners: Corners, edge: float) -> list[float]:
+    """How far each sure die of ``dice`` lies outside the outline ``corners``, in die
+    edges of ``edge`` frame pixels (negative inside): what a recogniser weighs when it
+    asks whether a tray found holds the dice of a frame read whole."""
+    quad = np.array(corners, np.float32).reshape(-1, 1, 2)
+    return [
+        -cv2.pointPolygonTest(quad, d.region.center, True) / edge
+        for d in dice if not d.uncertain
+    ]
+
+
+def with_tray_time(reading: Reading, started: float) -> Reading:
+    """``reading`` with the time since ``started`` (``time.perf_counter``) that its stages
+    do not account for -- finding or checking the tray -- as its ``tray`` stage."""
+    timings = dict(reading.timings_ms)
+    timings["tray"] = (time.perf_counter() - started) * 1000.0 - timings["total"]
+    timings["total"] += timings["tray"]
+    return replace(reading, timings_ms=timings)

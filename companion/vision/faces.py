@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
-from companion.vision.autotray import Corners, TrayKeeper
+from companion.vision.autotray import Corners, TrayKeeper, edges_outside, with_tray_time
 from companion.vision.detect import FinderOptions, check_frame
 from companion.vision.faces_appearance import animal
 from companion.vision.faces_classify import (
@@ -543,14 +543,10 @@ class BockRecognizer:
         whole = self._read(frame, None, remember=False, familiar_only=True)
         if whole.cluttered:
             return edge
-        quad = np.array(tray.corners, np.float32).reshape(-1, 1, 2)
-        away = [
-            cv2.pointPolygonTest(quad, d.region.center, True) / edge
-            for d in whole.dice if not d.uncertain
-        ]
-        if any(-CUT_OFF <= a < -1.0 for a in away):
+        away = edges_outside(whole.dice, tray.corners, edge)
+        if any(1.0 < a <= CUT_OFF for a in away):
             return None
-        return edge if sum(a < -CUT_OFF for a in away) <= len(inside) else None
+        return edge if sum(a > CUT_OFF for a in away) <= len(inside) else None
 
     def read(self, frame: np.ndarray) -> Reading:
         """Find and classify every die in a BGR frame; timings per stage in ``timings_ms``."""
@@ -560,10 +556,7 @@ class BockRecognizer:
         outline = None if self.keeper is None or tray is None else self.keeper.outline_of(tray)
         reading = self._read(frame, tray, outline=outline)
         if self.keeper is not None:
-            timings = dict(reading.timings_ms)
-            timings["tray"] = (time.perf_counter() - t0) * 1e3 - timings["total"]
-            timings["total"] += timings["tray"]
-            reading = replace(reading, timings_ms=timings)
+            reading = with_tray_time(reading, t0)
         return reading
 
     def _read(

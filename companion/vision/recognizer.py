@@ -8,7 +8,7 @@ from dataclasses import replace
 import cv2
 import numpy as np
 
-from companion.vision.autotray import TrayKeeper
+from companion.vision.autotray import TrayKeeper, edges_outside, with_tray_time
 from companion.vision.detect import FinderOptions, check_frame, find_dice
 from companion.vision.dicelist import limit, suppress_duplicates
 from companion.vision.pipnet import PipNet, load_pipnet
@@ -170,18 +170,14 @@ class PipRecognizer:
         inside = [d for d in self._read(frame, tray).dice if not d.uncertain]
         if not inside:
             return None
-        quad = np.array(tray.corners, np.float32).reshape(-1, 1, 2)
         edge = float(np.median([d.region.size for d in inside]))
         whole = self._read(frame, None)
         if whole.cluttered:
             # Around the tray lies a table the nets take for dice: the tray is the one
             # place in the frame where dice can be read.
             return edge
-        outside = [
-            d for d in whole.dice
-            if not d.uncertain and cv2.pointPolygonTest(quad, d.region.center, True) < -edge
-        ]
-        return edge if len(outside) <= len(inside) else None
+        outside = sum(a > 1.0 for a in edges_outside(whole.dice, tray.corners, edge))
+        return edge if outside <= len(inside) else None
 
     def view(self, frame: np.ndarray) -> TrayView | None:
         """The top-down view at the nets' scale the frame is read in (``rectify.py``).
@@ -308,10 +304,7 @@ class PipRecognizer:
             outline = None if profile is None else self.keeper.outline(frame.shape[1::-1])
             if outline is not None:
                 reading = replace(reading, dice=_sure_in_margin(reading.dice, outline))
-            timings = dict(reading.timings_ms)
-            timings["tray"] = (time.perf_counter() - t0) * 1000.0 - timings["total"]
-            timings["total"] += timings["tray"]
-            reading = replace(reading, timings_ms=timings)
+            reading = with_tray_time(reading, t0)
         return reading
 
     def _read(self, frame: np.ndarray, profile: TrayProfile | None) -> Reading:
