@@ -294,7 +294,9 @@ class BockRecognizer:
                     seen.append(die)
             else:
                 plain = tray_view(tray, (w, h), None)
-                die = self.spotter.estimate_die_size(plain.warp(frame))
+                # A sliver of a tray (under the 32 px a frame needs) holds no die to measure.
+                small = min(plain.size) < 32
+                die = None if small else self.spotter.estimate_die_size(plain.warp(frame))
                 if die is not None:
                     seen.append(die / plain.scale)
         return float(np.median(seen)) if seen else None
@@ -354,6 +356,8 @@ class BockRecognizer:
         view = self._view(frame, tray)
         cluttered = False
         timings: dict[str, float] = {}
+        # The die size in frame pixels, measured (and kept) when the view was made.
+        seen = None if view is None else self._die_size(frame, tray)
         if view is not None:
             frame = view.warp(frame)
             t1 = time.perf_counter()
@@ -369,11 +373,10 @@ class BockRecognizer:
                 # the table there (a white menu round a dark tray) would set the
                 # spotter's contrast, so the outline's colours set it.
                 box = None if outline is None else _box_in(view, outline)
-                seen = self._die_size(frame, tray)
                 face = VIEW_DIE if seen is None else max(VIEW_DIE, seen * view.scale)
                 regions = self.spotter.spot_at(frame, WORK_DIE / face, box)
             elif (
-                tray is None and look and self.keeper is not None
+                tray is None and look and self.keeper is not None and not self._fills((w, h))
                 and (die := self._die_size(frame, None)) is not None
             ):
                 # The whole frame at the spotter's plain scale where its dice are a size
@@ -386,7 +389,8 @@ class BockRecognizer:
                 regions = self.spotter.spot_at(frame, plain if known else WORK_DIE / die)
             else:
                 regions = self.spotter.spot(frame, tray)
-            if look and self.profile is None and len(regions) > CLUTTER_REGIONS:
+            crowd = _count_in(regions, view, outline)
+            if look and self.profile is None and crowd > CLUTTER_REGIONS:
                 regions, cluttered = [], True
             tops = [(r.center, r.size, r.angle) for r in regions]
             t1 = t2 = time.perf_counter()
@@ -546,7 +550,15 @@ class BockRecognizer:
         away = edges_outside(whole.dice, tray.corners, edge)
         if any(1.0 < a <= CUT_OFF for a in away):
             return None
-        return edge if sum(a > CUT_OFF for a in away) <= len(inside) else None
+        if sum(a > CUT_OFF for a in away) > len(inside):
+            return None
+        if len(away) > len(inside):
+            # The frame read whole shows more sure dice than the tray: the outline is a
+            # part of the floor when nothing there is in doubt (no print, no coaster).
+            everything = self._read(frame, None, remember=False).dice
+            if all(not d.uncertain for d in everything):
+                return None
+        return edge
 
     def read(self, frame: np.ndarray) -> Reading:
         """Find and classify every die in a BGR frame; timings per stage in ``timings_ms``."""
@@ -579,8 +591,18 @@ class BockRecognizer:
         dice = []
         gains = self._gains()
         looked = []
+        quad = None if outline is None else np.array(outline, np.float32).reshape(-1, 1, 2)
         for s in samples:
             verdict = self.classifier.classify_vector(s.vector, s.features.pattern)
+            if quad is not None and cv2.pointPolygonTest(
+                quad, s.region.center if view is None else view.region_to_frame(s.region).center,
+                False,
+            ) < 0 and (verdict.uncertain or self.classifier.strangeness(verdict) > 1.0):
+                # A tray found without calibration is read ``autotray.MARGIN`` edges
+                # beyond its outline, for dice on its walls; what is not a sure die of a
+                # familiar look there at first sight is more likely the table around it
+                # (a menu's print; looked at again, letters came out sure wolves).
+                continue
             # A die near a face the set's colours do not tell apart from another was
             # measured well; looking again only gives it more chances to be read as a
             # third face. On the stencil set (enrolled, seed 4245) looking again at those
@@ -590,18 +612,6 @@ class BockRecognizer:
             if verdict.uncertain and verdict.best not in self.classifier.confusable:
                 s, verdict = self._look_again(frame, s, verdict, gains)
             looked.append((s, verdict))
-        if outline is not None:
-            # A tray found without calibration is read ``autotray.MARGIN`` edges beyond
-            # its outline, for dice on its walls; what is not a sure die of a familiar
-            # look there is more likely the table around it (a menu's print).
-            quad = np.array(outline, np.float32).reshape(-1, 1, 2)
-            looked = [
-                (s, v) for s, v in looked
-                if (not v.uncertain and self.classifier.strangeness(v) <= 1.0)
-                or cv2.pointPolygonTest(
-                    quad, s.region.center if view is None
-                    else view.region_to_frame(s.region).center, False) >= 0
-            ]
         if familiar_only:
             looked = [(s, v) for s, v in looked if self.classifier.strangeness(v) <= 1.0]
         if remember:
@@ -654,6 +664,18 @@ class BockRecognizer:
             unfamiliar=self.unfamiliar,
             cluttered=cluttered,
         )
+
+
+def _count_in(regions: list[DieRegion], view: TrayView | None, outline: Corners | None) -> int:
+    """How many of ``regions`` (``view`` pixels) lie in a found tray's ``outline`` (frame
+    pixels); all of them without an outline. The margin a found tray is read in shows the
+    table (tiles, print): what the spotter finds there does not make the tray cluttered."""
+    if view is None or outline is None:
+        return len(regions)
+    quad = cv2.perspectiveTransform(
+        np.array(outline, np.float64).reshape(-1, 1, 2), view.matrix
+    ).astype(np.float32)
+    return sum(cv2.pointPolygonTest(quad, r.center, False) >= 0 for r in regions)
 
 
 def _box_in(view: TrayView, outline: Corners) -> tuple[int, int, int, int]:
