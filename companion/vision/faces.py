@@ -134,16 +134,20 @@ class BockRecognizer:
     ``look_for_tray`` (without a profile, with the spotter; ``enrol.load_recognizer``,
     which the runtime and the commands use, turns it on): the tray is looked for in the
     frame as the pip recogniser does (``autotray.TrayKeeper``), confirmed when its dice
-    are mostly read surely and no sure die lies just outside it (``_holds_the_dice``),
-    and read straightened. A frame without a tray found, or whose tray covers more than
-    ``FILLS`` of it, is read whole, at a scale its dice measure (``die_size``); one that
-    shows more than ``CLUTTER_REGIONS`` dice there is not read.
+    are mostly read surely, no sure die lies just outside it, and the frame read whole
+    does not show more sure dice with nothing in doubt (``_holds_the_dice``), and read
+    straightened at the frame's die size; only dice spotted inside its outline make it
+    cluttered, and a die in the margin beyond the outline counts only when read surely
+    and of a familiar look at first sight. A frame without a tray found is read whole at
+    a scale its dice measure (``die_size``), one whose tray covers more than ``FILLS`` of
+    it at the spotter's plain scale; one that shows more than ``CLUTTER_REGIONS`` dice
+    there is not read.
     Composed camera frames of rendered throws (the six set-ups of
     ``synth.scene.SETUPS``, seeds 5000-5005, a validation figure: these were looked at
     while building it) read 152 of 258 dice right without it (the spotter saw the whole
-    frame at 320 pixels: a 33-pixel die became 8) and 250 with it (3 sure wrong, 3
-    flagged extra dice); on a printed menu 121 and 221 of 227, on tiles 130 and 214 of
-    231, no extra die. Calibrated by the tray's corners the same frames read 257 of 258.
+    frame at 320 pixels: a 33-pixel die became 8) and 253 with it (3 sure wrong, 3
+    flagged extra dice); on a printed menu 121 and 224 of 227, on tiles 130 and 229 of
+    231, no extra die. Calibrated by the tray's corners the same frames read 258 of 258.
     """
 
     def __init__(
