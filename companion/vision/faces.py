@@ -145,9 +145,9 @@ class BockRecognizer:
     Composed camera frames of rendered throws (the six set-ups of
     ``synth.scene.SETUPS``, seeds 5000-5005, a validation figure: these were looked at
     while building it) read 152 of 258 dice right without it (the spotter saw the whole
-    frame at 320 pixels: a 33-pixel die became 8) and 253 with it (3 sure wrong, 3
-    flagged extra dice); on a printed menu 121 and 224 of 227, on tiles 130 and 229 of
-    231, no extra die. Calibrated by the tray's corners the same frames read 258 of 258.
+    frame at 320 pixels: a 33-pixel die became 8) and 252 with it (3 sure wrong, 3
+    flagged extra dice); on a printed menu 121 and 226 of 227, on tiles 130 and 229 of
+    231, no extra die. Calibrated by the tray's corners the same frames read 257 of 258.
     """
 
     def __init__(
@@ -235,6 +235,12 @@ class BockRecognizer:
         area = cv2.contourArea(np.array(outline, np.float32))
         return area > FILLS * frame_size[0] * frame_size[1]
 
+    def _scene_read_whole(self, tray: TrayProfile | None, frame_size: tuple[int, int]) -> bool:
+        """Whether a frame of ``frame_size`` read in ``tray`` is a scene read whole
+        because no tray was found in it (table and all); not a calibrated tray, a found
+        one, or a tray that fills the frame (``FILLS``)."""
+        return tray is None and self.keeper is not None and not self._fills(frame_size)
+
     def view(self, frame: np.ndarray) -> TrayView | None:
         """The straightened tray the dice are read in, or None to read the frame itself.
 
@@ -244,24 +250,27 @@ class BockRecognizer:
         outside the tray is seen. The die size is what the spotter measures in the
         straightened tray (``die_size``), until it has seen a die the profile's.
         """
-        return self._view(frame, self.tray(frame))
+        return self._view(frame, self.tray(frame))[0]
 
-    def _view(self, frame: np.ndarray, tray: TrayProfile | None) -> TrayView | None:
-        """``view`` in ``tray``."""
+    def _view(
+        self, frame: np.ndarray, tray: TrayProfile | None
+    ) -> tuple[TrayView | None, float | None]:
+        """``view`` in ``tray``, and the die size measured there (``_die_size``, frame
+        pixels; None when not measured)."""
         if self.spotter is None or tray is None or len(tray.corners) != 4:
-            return None
+            return None, None
         h, w = frame.shape[:2]
-        die = self._die_size(frame, tray)
+        seen = die = self._die_size(frame, tray)
         if die is None and tray.die_size:
             die = tray.die_size * w / tray.frame_size[0]
         if die is None:
-            return None
+            return None, None
         # ``for_tray`` makes a die of the size it is given ``CANON_DIE`` pixels across.
         if tray is not self.profile:
             # A found tray is straightened at the frame's own scale where its dice are
             # larger than ``VIEW_DIE``, as the frame was read before (enrolment too).
             die = min(die, VIEW_DIE)
-        return tray_view(tray, (w, h), die * CANON_DIE / VIEW_DIE)
+        return tray_view(tray, (w, h), die * CANON_DIE / VIEW_DIE), seen
 
     def die_size(self, frame: np.ndarray) -> float | None:
         """The top-face edge in frame pixels for this camera set-up, as the spotter sees it.
@@ -357,11 +366,9 @@ class BockRecognizer:
         check_frame(frame)
         h, w = frame.shape[:2]
         t0 = time.perf_counter()
-        view = self._view(frame, tray)
+        view, seen = self._view(frame, tray)
         cluttered = False
         timings: dict[str, float] = {}
-        # The die size in frame pixels, measured (and kept) when the view was made.
-        seen = None if view is None else self._die_size(frame, tray)
         if view is not None:
             frame = view.warp(frame)
             t1 = time.perf_counter()
@@ -376,11 +383,11 @@ class BockRecognizer:
                 # A found tray is read a margin beyond its outline (``autotray.MARGIN``);
                 # the table there (a white menu round a dark tray) would set the
                 # spotter's contrast, so the outline's colours set it.
-                box = None if outline is None else _box_in(view, outline)
+                box = None if outline is None else _box_of(_outline_in(view, outline))
                 face = VIEW_DIE if seen is None else max(VIEW_DIE, seen * view.scale)
                 regions = self.spotter.spot_at(frame, WORK_DIE / face, box)
             elif (
-                tray is None and look and self.keeper is not None and not self._fills((w, h))
+                look and self._scene_read_whole(tray, (w, h))
                 and (die := self._die_size(frame, None)) is not None
             ):
                 # The whole frame at the spotter's plain scale where its dice are a size
@@ -393,9 +400,15 @@ class BockRecognizer:
                 regions = self.spotter.spot_at(frame, plain if known else WORK_DIE / die)
             else:
                 regions = self.spotter.spot(frame, tray)
-            crowd = _count_in(regions, view, outline)
-            if look and self.profile is None and crowd > CLUTTER_REGIONS:
-                regions, cluttered = [], True
+            if look and self.profile is None:
+                # A found tray's margin shows the table (tiles, print): only what is
+                # spotted inside its outline makes it cluttered.
+                quad = None if outline is None else _outline_in(view, outline).astype(np.float32)
+                crowd = len(regions) if quad is None else sum(
+                    cv2.pointPolygonTest(quad, r.center, False) >= 0 for r in regions
+                )
+                if crowd > CLUTTER_REGIONS:
+                    regions, cluttered = [], True
             tops = [(r.center, r.size, r.angle) for r in regions]
             t1 = t2 = time.perf_counter()
             timings["spot"] = (t1 - t0) * 1e3
@@ -595,13 +608,13 @@ class BockRecognizer:
         dice = []
         gains = self._gains()
         looked = []
-        quad = None if outline is None else np.array(outline, np.float32).reshape(-1, 1, 2)
+        quad = None if outline is None else _outline_in(view, outline).astype(np.float32)
         for s in samples:
             verdict = self.classifier.classify_vector(s.vector, s.features.pattern)
-            if quad is not None and cv2.pointPolygonTest(
-                quad, s.region.center if view is None else view.region_to_frame(s.region).center,
-                False,
-            ) < 0 and (verdict.uncertain or self.classifier.strangeness(verdict) > 1.0):
+            if (
+                quad is not None and cv2.pointPolygonTest(quad, s.region.center, False) < 0
+                and (verdict.uncertain or self.classifier.strangeness(verdict) > 1.0)
+            ):
                 # A tray found without calibration is read ``autotray.MARGIN`` edges
                 # beyond its outline, for dice on its walls; what is not a sure die of a
                 # familiar look there at first sight is more likely the table around it
@@ -637,7 +650,7 @@ class BockRecognizer:
         # A frame read whole because no tray was found shows the table too: a die there
         # that is sure but looks like no face of the set is more likely print or a
         # coaster than a die, and is left for the scorekeeper to confirm.
-        whole = tray is None and self.keeper is not None and not self._fills((w, h))
+        whole = self._scene_read_whole(tray, (w, h))
         for s, verdict in looked:
             if self.unfamiliar and remember:
                 # Not the faces of this set: the scorekeeper reads them until it is enrolled.
@@ -670,23 +683,16 @@ class BockRecognizer:
         )
 
 
-def _count_in(regions: list[DieRegion], view: TrayView | None, outline: Corners | None) -> int:
-    """How many of ``regions`` (``view`` pixels) lie in a found tray's ``outline`` (frame
-    pixels); all of them without an outline. The margin a found tray is read in shows the
-    table (tiles, print): what the spotter finds there does not make the tray cluttered."""
-    if view is None or outline is None:
-        return len(regions)
-    quad = cv2.perspectiveTransform(
-        np.array(outline, np.float64).reshape(-1, 1, 2), view.matrix
-    ).astype(np.float32)
-    return sum(cv2.pointPolygonTest(quad, r.center, False) >= 0 for r in regions)
+def _outline_in(view: TrayView | None, outline: Corners) -> np.ndarray:
+    """A found tray's ``outline`` (frame pixels) in the pixels of the image read:
+    ``view``'s, or the frame's (None); (4, 1, 2) float64."""
+    pts = np.array(outline, np.float64).reshape(-1, 1, 2)
+    return pts if view is None else cv2.perspectiveTransform(pts, view.matrix)
 
 
-def _box_in(view: TrayView, outline: Corners) -> tuple[int, int, int, int]:
-    """The box around ``outline`` (frame pixels) in ``view``'s pixels."""
-    pts = cv2.perspectiveTransform(
-        np.array(outline, np.float64).reshape(-1, 1, 2), view.matrix
-    ).reshape(-1, 2)
+def _box_of(quad: np.ndarray) -> tuple[int, int, int, int]:
+    """The box (x0, y0, x1, y1) around the points ``quad``."""
+    pts = quad.reshape(-1, 2)
     x0, y0 = np.floor(pts.min(axis=0)).astype(int)
     x1, y1 = np.ceil(pts.max(axis=0)).astype(int)
     return int(x0), int(y0), int(x1), int(y1)

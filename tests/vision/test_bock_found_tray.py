@@ -155,7 +155,7 @@ def test_the_table_in_a_found_trays_margin_does_not_crowd_it(monkeypatch):
     # A found tray is read a die edge beyond its outline, where a printed menu's bullets
     # and letters are spotted too (19 of the 27 regions here): only what lies in the
     # outline counts towards a cluttered tray. (Composed scenes on tiles and menus with
-    # the margin counted: 214 and 221 dice right, 229 and 224 without.)
+    # the margin counted: 214 and 221 dice right, 229 and 226 without.)
     scene = _scene("hd-bar-far", "menu", 5112)
     recognizer = BockRecognizer(look_for_tray=True)
     tray = recognizer.tray(scene.frame)
