@@ -142,6 +142,9 @@ class BockRecognizer:
     a scale its dice measure (``die_size``), one whose tray covers more than ``FILLS`` of
     it at the spotter's plain scale; one that shows more than ``CLUTTER_REGIONS`` dice
     there is not read.
+    A die left uncertain keeps the face it is nearest as its value, flagged (as a pip
+    die proposes its value), except in a set that looks like none the models know, whose
+    dice are left unread.
     Composed camera frames of rendered throws (the six set-ups of
     ``synth.scene.SETUPS``, seeds 5000-5005, a validation figure: these were looked at
     while building it) read 152 of 258 dice right without it (the spotter saw the whole
@@ -652,9 +655,14 @@ class BockRecognizer:
         # coaster than a die, and is left for the scorekeeper to confirm.
         whole = self._scene_read_whole(tray, (w, h))
         for s, verdict in looked:
+            # A die left uncertain still proposes the face it is nearest (flagged, as a
+            # pip die proposes its value): the scorekeeper confirms or corrects it.
+            proposed: str | None = verdict.best
             if self.unfamiliar and remember:
-                # Not the faces of this set: the scorekeeper reads them until it is enrolled.
+                # Not the faces of this set: the scorekeeper reads them until it is
+                # enrolled, and nothing is proposed.
                 verdict = replace(verdict, face=None, uncertain=True)
+                proposed = None
             elif (
                 whole and not verdict.uncertain
                 and self.classifier.strangeness(verdict) > WHOLE_STRANGE
@@ -663,7 +671,7 @@ class BockRecognizer:
             dice.append(
                 Die(
                     region=s.region,
-                    value=verdict.face,
+                    value=verdict.face if verdict.face is not None else proposed,
                     confidence=round(min(verdict.confidence, s.region.confidence or 1.0), 3),
                     uncertain=verdict.uncertain,
                 )

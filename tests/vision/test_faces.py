@@ -163,6 +163,20 @@ def test_recognizer_reads_a_throw_with_timings():
     assert reading.timings_ms["total"] >= reading.timings_ms["find"]
 
 
+def test_a_flagged_die_proposes_its_nearest_face():
+    # A die the classifier is not sure of stays flagged, but says which face it is most
+    # like (as a flagged pip die proposes its value): the scorekeeper confirms or
+    # corrects it, and the evaluation scores that proposal. Demanding a confidence
+    # no read reaches flags every die of a throw the recogniser otherwise reads right.
+    throw = render_throw(5, 6, kind="bock", size=SIZE)
+    recognizer = BockRecognizer(finder="classic", min_confidence=1.01)
+    reading = recognizer.read(throw.image)
+    assert len(reading.dice) == len(throw.dice)
+    assert all(d.uncertain for d in reading.dice) and reading.uncertain
+    assert sorted(reading.values) == sorted(d.value for d in throw.dice)
+    assert not recognizer.unfamiliar
+
+
 def test_recognizer_ignores_an_empty_tray():
     tray = np.full((480, 640, 3), (120, 122, 124), np.uint8)
     reading = BockRecognizer().read(tray)
