@@ -1,13 +1,14 @@
 """Browser test: the camera page shows and hides its notices live, with the latest picture:
 an unknown Rock the Bock set ("enrol it"), and a table around the tray taken for dice
-when no tray is calibrated ("calibrate the tray")."""
+when no tray is calibrated ("calibrate the tray"); and it names what was read in the
+page's language, a flagged die's proposal marked for checking."""
 
 from __future__ import annotations
 
 import pytest
 
 from companion.turns import reading_to_dict
-from companion.vision.types import Reading
+from companion.vision.types import Die, DieRegion, Reading
 
 pytestmark = pytest.mark.browser
 
@@ -36,3 +37,28 @@ def test_a_notice_follows_the_latest_picture(server, phone, kind, flag, said):
     # picture takes the notice away again.
     publish(False)
     page.wait_for_selector(f"#{flag}", state="hidden")
+
+
+def _die(value, x, uncertain):
+    corners = ((x - 20.0, 80.0), (x + 20.0, 80.0), (x + 20.0, 120.0), (x - 20.0, 120.0))
+    return Die(DieRegion((x, 100.0), 40.0, 0.0, corners, 0.9), value, 0.6 if uncertain else 0.97,
+               uncertain)
+
+
+@pytest.mark.parametrize(("lang", "wolf", "goat", "unsure"), [
+    ("de", "Wolf", "blaue Geiß", "unsicher"),
+    ("en", "wolf", "blue goat", "unsure"),
+])
+def test_read_faces_are_named_in_the_pages_language(server, phone, lang, wolf, goat, unsure):
+    # A flagged Rock the Bock die proposes the face it is nearest; an unread one has none.
+    dice = (_die("wolf", 100.0, False), _die("goat_blue", 200.0, True), _die(None, 300.0, True))
+    reading = Reading(kind="bock", dice=dice, frame_size=(640, 480))
+    server.table.publish_picture(JPEG, {**reading_to_dict(reading), "annotated": False})
+    page = phone(f"{server.url}/camera", lang=lang)
+    page.wait_for_selector("#reading li >> nth=2")
+    rows = page.locator("#reading li").all_inner_texts()
+    assert rows[0].startswith(f"#1: {wolf} (97 %)") and unsure not in rows[0]
+    assert rows[1].startswith(f"#2: {goat} (60 %)") and unsure in rows[1]
+    assert rows[2].startswith("#3: ? (60 %)") and unsure in rows[2]
+    labels = page.locator("#overlay text").all_text_contents()
+    assert labels == [wolf, f"{goat}?", "?"]

@@ -42,6 +42,10 @@
     (reading.dice || []).forEach(function (die, i) {
       const region = die.region || {};
       const unsure = die.uncertain || die.value === null;
+      // A pip die's value as it is; a Rock the Bock face named in the page's language.
+      const named = die.value === null ? "?"
+        : typeof die.value === "string" ? DC.catalogue["face_" + die.value] || die.value
+        : String(die.value);
       const colour = unsure ? "#ff6b6b" : "#4cc38a";
       // A picture the camera runtime annotated already carries outlines and values.
       if (!reading.annotated && region.corners && region.corners.length) {
@@ -59,11 +63,11 @@
         label.setAttribute("fill", colour);
         label.setAttribute("font-size", Math.max(14, size[0] / 30));
         label.setAttribute("text-anchor", "middle");
-        label.textContent = die.value === null ? "?" : String(die.value);
+        label.textContent = die.value !== null && unsure ? named + "?" : named;
         overlay.append(label);
       }
       list.append(DC.el("li", { class: unsure ? "error" : "" },
-        "#" + (i + 1) + ": " + (die.value === null ? "?" : die.value) +
+        "#" + (i + 1) + ": " + named +
         " (" + Math.round((die.confidence || 0) * 100) + " %)" + (unsure ? " · " + DC.t("camera_unsure") : "")));
     });
   }
