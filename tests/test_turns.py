@@ -120,6 +120,15 @@ def test_rock_the_bock_needs_the_dice_the_player_has_left_and_the_roll_phase():
     assert t.proposal("rockthebock", {**BOCK_VIEW, "phase": "choose"}).action is None
 
 
+def test_a_flagged_faces_proposal_proposes_no_roll():
+    # A flagged die names the face it is nearest; the roll waits for the scorekeeper.
+    t = TurnTracker(proposers=GAMES.proposers())
+    t.observe(reading(die("wolf", 10, 10), die("bock", 90, 10), die("wolf", 170, 10),
+                      die("goat_green", 250, 10, uncertain=True), kind="bock"), key="k")
+    p = t.proposal("rockthebock", BOCK_VIEW)
+    assert p.action is None and "unclear" in p.text
+
+
 def test_proposals_are_said_in_german_too():
     t = TurnTracker(proposers=GAMES.proposers())
     t.observe(reading(die(1, 100, 100), die(4, 200, 100), die(1, 300, 100)), key="k")
