@@ -370,6 +370,7 @@ class BockRecognizer:
         h, w = frame.shape[:2]
         t0 = time.perf_counter()
         view, seen = self._view(frame, tray)
+        quad = _outline_in(view, outline)
         cluttered = False
         timings: dict[str, float] = {}
         if view is not None:
@@ -386,7 +387,7 @@ class BockRecognizer:
                 # A found tray is read a margin beyond its outline (``autotray.MARGIN``);
                 # the table there (a white menu round a dark tray) would set the
                 # spotter's contrast, so the outline's colours set it.
-                box = None if outline is None else _box_of(_outline_in(view, outline))
+                box = None if quad is None else _box_of(quad)
                 face = VIEW_DIE if seen is None else max(VIEW_DIE, seen * view.scale)
                 regions = self.spotter.spot_at(frame, WORK_DIE / face, box)
             elif (
@@ -406,7 +407,6 @@ class BockRecognizer:
             if look and self.profile is None:
                 # A found tray's margin shows the table (tiles, print): only what is
                 # spotted inside its outline makes it cluttered.
-                quad = None if outline is None else _outline_in(view, outline).astype(np.float32)
                 crowd = len(regions) if quad is None else sum(
                     cv2.pointPolygonTest(quad, r.center, False) >= 0 for r in regions
                 )
@@ -611,7 +611,7 @@ class BockRecognizer:
         dice = []
         gains = self._gains()
         looked = []
-        quad = None if outline is None else _outline_in(view, outline).astype(np.float32)
+        quad = _outline_in(view, outline)
         for s in samples:
             verdict = self.classifier.classify_vector(s.vector, s.features.pattern)
             if (
@@ -655,14 +655,10 @@ class BockRecognizer:
         # coaster than a die, and is left for the scorekeeper to confirm.
         whole = self._scene_read_whole(tray, (w, h))
         for s, verdict in looked:
-            # A die left uncertain still proposes the face it is nearest (flagged, as a
-            # pip die proposes its value): the scorekeeper confirms or corrects it.
-            proposed: str | None = verdict.best
-            if self.unfamiliar and remember:
-                # Not the faces of this set: the scorekeeper reads them until it is
-                # enrolled, and nothing is proposed.
+            # Not the faces of this set: the scorekeeper reads them until it is enrolled.
+            unread = self.unfamiliar and remember
+            if unread:
                 verdict = replace(verdict, face=None, uncertain=True)
-                proposed = None
             elif (
                 whole and not verdict.uncertain
                 and self.classifier.strangeness(verdict) > WHOLE_STRANGE
@@ -671,7 +667,10 @@ class BockRecognizer:
             dice.append(
                 Die(
                     region=s.region,
-                    value=verdict.face if verdict.face is not None else proposed,
+                    # A die left uncertain still proposes the face it is nearest
+                    # (``best``; ``face`` is that or None), flagged, as a pip die
+                    # proposes its value: the scorekeeper confirms or corrects it.
+                    value=None if unread else verdict.best,
                     confidence=round(min(verdict.confidence, s.region.confidence or 1.0), 3),
                     uncertain=verdict.uncertain,
                 )
@@ -691,11 +690,15 @@ class BockRecognizer:
         )
 
 
-def _outline_in(view: TrayView | None, outline: Corners) -> np.ndarray:
+def _outline_in(view: TrayView | None, outline: Corners | None) -> np.ndarray | None:
     """A found tray's ``outline`` (frame pixels) in the pixels of the image read:
-    ``view``'s, or the frame's (None); (4, 1, 2) float64."""
+    ``view``'s, or the frame's (None); (4, 1, 2) float32, or None without an outline."""
+    if outline is None:
+        return None
     pts = np.array(outline, np.float64).reshape(-1, 1, 2)
-    return pts if view is None else cv2.perspectiveTransform(pts, view.matrix)
+    return (pts if view is None else cv2.perspectiveTransform(pts, view.matrix)).astype(
+        np.float32
+    )
 
 
 def _box_of(quad: np.ndarray) -> tuple[int, int, int, int]:
