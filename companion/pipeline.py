@@ -157,7 +157,7 @@ class Companion:
         proposal = self.tracker.proposal(snap["game"], snap["view"])
         if event.kind == THROW and event.reading is not None:
             info = self._picture_info(game_id, event.reading, proposal)
-            picture = to_jpeg(annotate(image, event.reading))
+            picture = to_jpeg(annotate(image, event.reading, labels=info["labelled"]))
         else:
             info = {
                 "kind": "none",
@@ -182,7 +182,9 @@ class Companion:
     ) -> dict[str, Any]:
         return {
             **reading_to_dict(reading),
-            "annotated": True,  # outlines and values are drawn into the JPEG itself
+            "annotated": True,  # outlines are drawn into the JPEG itself
+            # and pip values; a face's name is the page's to write, in its language
+            "labelled": reading.kind != "bock",
             "game_id": game_id,
             "throws": self.tracker.throws,
             "hand": self.tracker.hand,

@@ -312,3 +312,46 @@ def test_what_the_button_says_is_said_in_german_too(table):
     assert refused.german != file_catalogue("de")["refusal_unknown"]
     nothing = companion.confirm()
     assert nothing.german == "Seit dem letzten Eintrag wurde kein Wurf gesehen"
+
+
+@pytest.mark.slow
+def test_a_rock_the_bock_picture_carries_outlines_and_leaves_the_names_to_the_page(
+    tmp_path, table
+):
+    # Face names are words in the phone's language (and OpenCV's fonts have no umlauts):
+    # the runtime burns in the outlines alone and says so; the page writes the names.
+    from companion.vision.faces import BockRecognizer
+
+    table.create_game(
+        "rockthebock",
+        {"players": [{"name": "Rita", "colour": "red"}, {"name": "Bo", "colour": "blue"}],
+         "youngest": "Rita"},
+        pin="1234",
+    )
+    companion = Companion(table, {"rockthebock": BockRecognizer()}, SettleDetector(0.2))
+    faces = ("wolf", "bock", "goat_red", "goat_blue", "goat_green")
+    moving = [render_throw(s, 5, kind="bock", size=(1280, 960)).image for s in (301, 302)]
+    still = render_throw(303, 5, kind="bock", size=(1280, 960), faces=faces).image
+    paths = []
+    for k, image in enumerate(moving + [still] * 6):
+        paths.append(tmp_path / f"{k:02d}.png")
+        cv2.imwrite(str(paths[-1]), image)
+    ticks = iter(float(i) * 0.1 for i in range(100))
+    companion.run_camera(ReplaySource(paths, clock=ticks.__next__), threading.Event())
+    picture = table.latest_picture()
+    assert picture is not None, "a settled throw publishes a picture"
+    jpeg, info = picture
+    assert info["annotated"] is True and info["labelled"] is False
+    assert sorted(d["value"] for d in info["dice"]) == sorted(faces)
+    drawn = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR).astype(int)
+    for die in info["dice"]:
+        (x, y), size = die["region"]["center"], die["region"]["size"]
+        # Where a label would stand (above the die, clear of its outline) the picture is
+        # the frame as the camera sent it, within JPEG noise ...
+        top, left = int(y - size * 1.2), int(x - size * 0.4)
+        above = np.s_[max(0, top):int(y - size * 0.8), max(0, left):int(x + size * 0.4)]
+        assert np.abs(drawn[above] - still[above].astype(int)).mean() < 6
+        # ... and the outline is drawn.
+        corners = np.array(die["region"]["corners"], np.int32)
+        edge = drawn[corners[0][1], corners[0][0]] - still[corners[0][1], corners[0][0]]
+        assert np.abs(edge).max() > 40

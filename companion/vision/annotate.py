@@ -1,4 +1,8 @@
-"""Draw what was read onto a copy of the frame: outline and value per die."""
+"""Draw what was read onto a copy of the frame: outline and value per die.
+
+A pip value is a digit in any language. A Rock the Bock face is a word, and the picture is
+shared by every phone at the table whatever its language (and OpenCV's fonts have no
+umlauts), so ``labels=False`` draws the outlines alone and leaves the names to the page."""
 
 from __future__ import annotations
 
@@ -11,8 +15,9 @@ SURE = (60, 200, 60)  # BGR green: read with confidence
 UNSURE = (0, 140, 255)  # BGR orange: unread or uncertain, a person should look
 
 
-def annotate(frame: np.ndarray, reading: Reading) -> np.ndarray:
-    """A copy of ``frame`` with each die's outline and value; uncertain dice marked '?'."""
+def annotate(frame: np.ndarray, reading: Reading, labels: bool = True) -> np.ndarray:
+    """A copy of ``frame`` with each die's outline and (with ``labels``) its value;
+    uncertain dice orange, their values marked '?'."""
     if frame.ndim != 3 or frame.dtype != np.uint8:
         raise VisionError(f"annotate needs an 8-bit BGR frame, got {frame.dtype} {frame.shape}")
     out = frame.copy()
@@ -23,6 +28,8 @@ def annotate(frame: np.ndarray, reading: Reading) -> np.ndarray:
         pts = np.array(die.region.corners, np.float32).round().astype(np.int32)
         if len(pts) >= 3:
             cv2.polylines(out, [pts], True, colour, thickness, cv2.LINE_AA)
+        if not labels:
+            continue
         label = "?" if die.value is None else str(die.value)
         if unsure and die.value is not None:
             label += "?"

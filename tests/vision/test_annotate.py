@@ -47,3 +47,14 @@ def test_rejects_non_images():
     reading = Reading("pips", (), (10, 10))
     with pytest.raises(VisionError, match="BGR"):
         annotate(np.zeros((10, 10), np.uint8), reading)
+
+
+def test_without_labels_only_the_outlines_are_drawn():
+    frame = np.full((300, 400, 3), 128, np.uint8)
+    reading = Reading("bock", (_die(200, 150, "goat_blue", True),), (400, 300))
+    labelled, bare = annotate(frame, reading), annotate(frame, reading, labels=False)
+    above = np.s_[80:125, 160:240]  # where the label stands, clear of the outline
+    assert np.any(labelled[above] != 128) and np.all(bare[above] == 128)
+    assert np.array_equal(bare[130:171, 170:231] != 128, labelled[130:171, 170:231] != 128)
+    # The outline runs along the die's left edge in the colour of a die to check.
+    assert np.abs(bare[150, 180].astype(int) - UNSURE).max() < 20

@@ -49,11 +49,17 @@ def _die(value, x, uncertain):
     ("de", "Wolf", "blaue Geiß", "unsicher"),
     ("en", "wolf", "blue goat", "unsure"),
 ])
-def test_read_faces_are_named_in_the_pages_language(server, phone, lang, wolf, goat, unsure):
+@pytest.mark.parametrize(("drawn", "outlines"), [
+    ({"annotated": False}, 3),  # a bare picture: the page draws outlines and names
+    ({"annotated": True, "labelled": False}, 0),  # the runtime's: outlines burnt in
+])
+def test_read_faces_are_named_in_the_pages_language(
+    server, phone, lang, wolf, goat, unsure, drawn, outlines
+):
     # A flagged Rock the Bock die proposes the face it is nearest; an unread one has none.
     dice = (_die("wolf", 100.0, False), _die("goat_blue", 200.0, True), _die(None, 300.0, True))
     reading = Reading(kind="bock", dice=dice, frame_size=(640, 480))
-    server.table.publish_picture(JPEG, {**reading_to_dict(reading), "annotated": False})
+    server.table.publish_picture(JPEG, {**reading_to_dict(reading), **drawn})
     page = phone(f"{server.url}/camera", lang=lang)
     page.wait_for_selector("#reading li >> nth=2")
     rows = page.locator("#reading li").all_inner_texts()
@@ -62,3 +68,4 @@ def test_read_faces_are_named_in_the_pages_language(server, phone, lang, wolf, g
     assert rows[2].startswith("#3: ? (60 %)") and unsure in rows[2]
     labels = page.locator("#overlay text").all_text_contents()
     assert labels == [wolf, f"{goat}?", "?"]
+    assert page.locator("#overlay polygon").count() == outlines

@@ -47,7 +47,8 @@
         : typeof die.value === "string" ? DC.catalogue["face_" + die.value] || die.value
         : String(die.value);
       const colour = unsure ? "#ff6b6b" : "#4cc38a";
-      // A picture the camera runtime annotated already carries outlines and values.
+      // A picture the camera runtime annotated already carries outlines, and pip values
+      // unless it says it is not labelled (Rock the Bock faces are named here).
       if (!reading.annotated && region.corners && region.corners.length) {
         const poly = document.createElementNS(SVG, "polygon");
         poly.setAttribute("points", region.corners.map(function (p) { return p[0] + "," + p[1]; }).join(" "));
@@ -56,7 +57,7 @@
         poly.setAttribute("stroke-width", Math.max(2, size[0] / 300));
         overlay.append(poly);
       }
-      if (!reading.annotated && region.center) {
+      if (!(reading.annotated && reading.labelled !== false) && region.center) {
         const label = document.createElementNS(SVG, "text");
         label.setAttribute("x", region.center[0]);
         label.setAttribute("y", region.center[1] - (region.size || 20) * 0.7);
