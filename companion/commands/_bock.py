@@ -61,8 +61,17 @@ def _parse_face(text: str) -> int | str:
 
 
 def _render(args: argparse.Namespace) -> int:
-    from companion.synth.render import artwork_palette, shifted_palette, write_dataset
+    from companion.synth.render import (
+        PIP_STYLES,
+        UNSEEN_PIP_STYLES,
+        RenderError,
+        artwork_palette,
+        shifted_palette,
+        write_dataset,
+    )
 
+    if args.pip_styles != "usual" and args.kind != "pips":
+        raise RenderError("--pip-styles colours pip dice: give it with --kind pips")
     palette = artwork_palette(args.artwork)
     if args.palette == "shifted":
         palette = shifted_palette(palette)
@@ -77,6 +86,7 @@ def _render(args: argparse.Namespace) -> int:
         palette=palette,
         face=args.face,
         artwork=args.artwork,
+        pip_styles=UNSEEN_PIP_STYLES if args.pip_styles == "unseen" else PIP_STYLES,
     )
     print(f"wrote {len(paths)} images with labels to {args.dir}")
     return 0
@@ -149,6 +159,14 @@ def register(
         choices=("classic", "stencil", "badge", "etched", "mosaic"),
         default="classic",
         help="Rock the Bock drawings: classic (the built-in set) or a set the models never saw",
+    )
+    render.add_argument(
+        "--pip-styles",
+        choices=("usual", "unseen"),
+        default="usual",
+        help="pip dice colours: the usual ones (the pip nets trained on renders of them) or"
+        " eight styles no net was trained on (orange, pink, wood, teal, light blue, navy with"
+        " gold pips, white with blue, dark green)",
     )
     render.add_argument(
         "--face", type=_parse_face, help="every die shows this face (frames for enrolment)"

@@ -59,6 +59,7 @@ __all__ = [
     "ARTWORKS",
     "KINDS",
     "PIP_STYLES",
+    "UNSEEN_PIP_STYLES",
     "RenderError",
     "RenderedDie",
     "RenderedThrow",
@@ -93,6 +94,19 @@ PIP_STYLES: tuple[PipStyle, ...] = (
     ((95, 45, 20), (50, 50, 200)),  # dark blue, red pips
     ((40, 36, 36), (50, 50, 190), (150, 95, 40)),  # marbled black and blue, red pips
     ((35, 35, 38), (235, 235, 235), (120, 120, 125)),  # marbled black and grey, white pips
+)
+# Dice of other makers, for measuring how far the pip recogniser carries beyond what it
+# trained on (``render_throw(pip_styles=UNSEEN_PIP_STYLES)``, ``companion render --kind
+# pips --pip-styles unseen``): no training script may draw from these.
+UNSEEN_PIP_STYLES: tuple[PipStyle, ...] = (
+    ((30, 140, 245), (25, 25, 25)),  # orange, black pips
+    ((190, 150, 240), (250, 250, 250)),  # pink, white pips
+    ((120, 175, 210), (30, 40, 60)),  # light wood, dark brown pips
+    ((150, 150, 30), (245, 245, 245)),  # teal, white pips
+    ((235, 205, 150), (20, 20, 20)),  # light blue, black pips
+    ((90, 30, 20), (60, 200, 230)),  # navy, gold pips
+    ((240, 240, 240), (170, 70, 20)),  # white, blue pips
+    ((40, 110, 30), (20, 20, 20)),  # dark green, black pips
 )
 
 # Trays: (floor colour, table colour around the tray), BGR.
@@ -166,13 +180,15 @@ def render_throw(
     faces: Sequence[int | str] | None = None,
     jpeg_quality: int | None = None,
     artwork: str = "classic",
+    pip_styles: Sequence[PipStyle] = PIP_STYLES,
 ) -> RenderedThrow:
     """Render one throw of ``n_dice`` dice into a ``size`` = (width, height) frame.
 
     ``faces`` fixes what the dice show (pip values or face names) instead of drawing them
     at random; ``palette`` colours Rock the Bock dice (default ``DEFAULT_PALETTE``, or the
     artwork's own palette); ``artwork`` picks the drawings of a Rock the Bock set (one of
-    ``ARTWORKS``); ``jpeg_quality`` overrides the randomly drawn compression quality.
+    ``ARTWORKS``); ``jpeg_quality`` overrides the randomly drawn compression quality;
+    ``pip_styles`` are the (body, pips[, swirl]) colours pip dice are drawn from.
     """
     if kind not in KINDS:
         raise RenderError(f"unknown dice kind {kind!r}; use one of {', '.join(KINDS)}")
@@ -183,6 +199,8 @@ def render_throw(
         raise RenderError(f"frame size {width}x{height} is too small; use at least 160x120")
     if faces is not None and len(faces) != n_dice:
         raise RenderError(f"faces gives {len(faces)} values for {n_dice} dice")
+    if not pip_styles:
+        raise RenderError("pip_styles must name at least one style of pip dice")
     palette = palette or artwork_palette(artwork)  # also checks the artwork's name
     rng = np.random.default_rng(seed)
 
@@ -205,7 +223,7 @@ def render_throw(
     tops = [principal + (fp - principal) * k for fp in footprints]
     styles: list[PipStyle] = []
     for _ in range(n_dice):
-        styles.append(PIP_STYLES[int(rng.integers(len(PIP_STYLES)))])
+        styles.append(pip_styles[int(rng.integers(len(pip_styles)))])
     for fp, top, style in zip(footprints, tops, styles, strict=True):
         body = palette.body if kind == "bock" else style[0]
         _draw_sides(canvas, fp, top, body, light)
@@ -270,12 +288,14 @@ def write_dataset(
     palette: Palette | None = None,
     face: int | str | None = None,
     artwork: str = "classic",
+    pip_styles: Sequence[PipStyle] = PIP_STYLES,
 ) -> list[Path]:
     """Write ``count`` rendered throws as a labelled folder (see the module docstring).
 
     Frame ``i`` uses the seed ``(seed, i)`` so a folder can be extended or a single frame
-    re-rendered. ``face`` makes every die show that face (enrolment frames); ``artwork``
-    and ``palette`` are passed on to ``render_throw``. Returns the image paths written.
+    re-rendered. ``face`` makes every die show that face (enrolment frames); ``artwork``,
+    ``palette`` and ``pip_styles`` are passed on to ``render_throw``. Returns the image
+    paths written.
     """
     if count < 1:
         raise RenderError(f"count must be at least 1, not {count}")
@@ -295,6 +315,7 @@ def write_dataset(
             palette=palette,
             faces=None if face is None else [face] * n_dice,
             artwork=artwork,
+            pip_styles=pip_styles,
         )
         stem = f"{kind}-{seed}-{i:04d}"
         path = out / "images" / f"{stem}.jpg"

@@ -231,3 +231,27 @@ def test_artwork_option_keeps_the_classic_frames_and_checks_names(tmp_path):
 def _light_dark(tex):
     grey = tex.mean(axis=2)
     return grey > np.median(grey)
+
+
+def test_unseen_pip_styles_are_other_dice_than_the_nets_trained_on():
+    from companion.synth.render import PIP_STYLES, UNSEEN_PIP_STYLES
+
+    def apart(a, b):  # the larger gap of body and pip colours, in the channel most apart
+        return max(np.abs(np.subtract(a[0], b[0])).max(), np.abs(np.subtract(a[1], b[1])).max())
+
+    assert len(UNSEEN_PIP_STYLES) >= 6
+    assert all(apart(u, s) >= 60 for u in UNSEEN_PIP_STYLES for s in PIP_STYLES)
+
+
+def test_a_throw_draws_its_pip_dice_from_the_styles_given():
+    from companion.synth.render import UNSEEN_PIP_STYLES
+
+    orange = next(s for s in UNSEEN_PIP_STYLES if s[0] == (30, 140, 245))
+    throw = render_throw(7, 3, kind="pips", size=SMALL, faces=(2, 2, 2), pip_styles=(orange,))
+    for die in throw.dice:
+        # The middle of a two is the bare face: orange (red well above blue) under any light.
+        x, y = (round(v) for v in die.center)
+        b, _, r = np.median(throw.image[y - 2 : y + 3, x - 2 : x + 3].reshape(-1, 3), axis=0)
+        assert r > b + 80
+    with pytest.raises(RenderError, match="pip_styles"):
+        render_throw(7, 3, kind="pips", size=SMALL, pip_styles=())
