@@ -255,3 +255,22 @@ def test_a_throw_draws_its_pip_dice_from_the_styles_given():
         assert r > b + 80
     with pytest.raises(RenderError, match="pip_styles"):
         render_throw(7, 3, kind="pips", size=SMALL, pip_styles=())
+
+
+def test_the_render_command_draws_pip_dice_in_unseen_colours_only_for_pip_dice(
+    tmp_path, capsys
+):
+    from companion.cli import main
+    from companion.synth.render import UNSEEN_PIP_STYLES, frame_seed
+
+    args = ["render", str(tmp_path), "--count", "1", "--seed", "3", "--dice", "3",
+            "--size", "640x480", "--kind", "pips", "--pip-styles", "unseen"]
+    assert main(args) == 0
+    written = (tmp_path / "images" / "pips-3-0000.jpg").read_bytes()
+    throw = render_throw(frame_seed(3, 0), 3, kind="pips", size=SMALL,
+                         pip_styles=UNSEEN_PIP_STYLES)
+    assert written == throw.jpeg
+    other = tmp_path / "bock"
+    assert main(["render", str(other), "--kind", "bock", "--pip-styles", "unseen"]) == 2
+    assert "--kind pips" in capsys.readouterr().err
+    assert not other.exists()
