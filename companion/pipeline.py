@@ -296,7 +296,8 @@ class Companion:
 def _proposal_dict(proposal: Proposal | None) -> dict[str, Any] | None:
     if proposal is None:
         return None
-    return {"action": proposal.action, "text": {"en": proposal.text, "de": proposal.text_de}}
+    return {"action": proposal.action, "draft": proposal.draft,
+            "text": {"en": proposal.text, "de": proposal.text_de}}
 
 
 def camera_loop(

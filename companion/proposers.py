@@ -77,14 +77,19 @@ class RockTheBockProposer:
         turn = view.get("turn")
         if turn is None or view.get("phase") != "roll":
             return Proposal.said(None, Phrase("proposal_rtb_choose_first"))
-        expected = view.get("dice_left", {}).get(turn["name"])
-        if expected is not None and len(reading.dice) != expected:
-            return Proposal.said(None, Phrase("proposal_rtb_dice_count", {
-                "count": len(reading.dice), "player": turn["name"], "expected": expected}))
         faces: dict[str, int] = {}
         for die in reading.dice:
-            faces[str(die.value)] = faces.get(str(die.value), 0) + 1
+            if isinstance(die.value, str):  # a die left unread has no face to count
+                faces[die.value] = faces.get(die.value, 0) + 1
         action = {"action": "roll", "player": turn["name"], "faces": faces}
+        expected = view.get("dice_left", {}).get(turn["name"])
+        if expected is not None and len(reading.dice) != expected:
+            # The faces found are a start for the scorekeeper to complete.
+            return Proposal.said(None, Phrase("proposal_rtb_dice_count", {
+                "count": len(reading.dice), "player": turn["name"], "expected": expected}),
+                draft=action if faces else None)
+        if sum(faces.values()) != len(reading.dice):
+            return Proposal.said(None, Phrase("proposal_unclear"), draft=action if faces else None)
         counted = sorted(faces.items())
 
         def rolled(lang: str) -> str:

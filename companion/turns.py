@@ -98,7 +98,10 @@ class TurnTracker:
             return None
         reading = self.reading
         if reading.uncertain:
-            return Proposal.said(None, Phrase("proposal_unclear"))
+            # Nothing for the button; what the dice would make, for a phone to check.
+            read = None if proposer is None else proposer.read(self, reading, view)
+            draft = None if read is None else read.action or read.draft
+            return Proposal.said(None, Phrase("proposal_unclear"), draft)
         if proposer is None:
             return None
         return proposer.read(self, reading, view)
@@ -107,17 +110,24 @@ class TurnTracker:
 @dataclass(frozen=True)
 class Proposal:
     """An action ready to record (``action``), or why there is none (``action`` None),
-    said in English (``text``, also for the log) and German (``text_de``)."""
+    said in English (``text``, also for the log) and German (``text_de``).
+
+    ``draft``: with no action, what the camera did read as that action (a flagged die's
+    proposed value, the dice found when some are missing), for the scorekeeper to check
+    and mend on the phone before it is recorded; the button never records a draft."""
 
     action: dict[str, Any] | None
     text: str
     text_de: str
+    draft: dict[str, Any] | None = None
 
     @classmethod
-    def said(cls, action: dict[str, Any] | None, phrase: Phrase) -> Proposal:
-        """A proposal of ``action`` (None: nothing to record) said by the catalogue's
-        ``phrase``, in both languages."""
-        return cls(action, say(phrase, "en"), say(phrase, "de"))
+    def said(
+        cls, action: dict[str, Any] | None, phrase: Phrase, draft: dict[str, Any] | None = None
+    ) -> Proposal:
+        """A proposal of ``action`` (None: nothing to record; ``draft`` to check then)
+        said by the catalogue's ``phrase``, in both languages."""
+        return cls(action, say(phrase, "en"), say(phrase, "de"), draft)
 
 
 class Proposer(Protocol):

@@ -355,3 +355,13 @@ def test_a_rock_the_bock_picture_carries_outlines_and_leaves_the_names_to_the_pa
         corners = np.array(die["region"]["corners"], np.int32)
         edge = drawn[corners[0][1], corners[0][0]] - still[corners[0][1], corners[0][0]]
         assert np.abs(edge).max() > 40
+
+
+def test_the_published_proposal_carries_the_draft_for_the_phones():
+    from companion.pipeline import _proposal_dict
+    from companion.turns import Proposal
+
+    draft = {"action": "throw", "player": "Ben", "dice": [6, 5, 2], "throws": 1, "hand": True}
+    said = _proposal_dict(Proposal(None, "a die is unclear", "Ein Würfel ist unklar", draft))
+    assert said == {"action": None, "draft": draft,
+                    "text": {"en": "a die is unclear", "de": "Ein Würfel ist unklar"}}

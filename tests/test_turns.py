@@ -129,6 +129,45 @@ def test_a_flagged_faces_proposal_proposes_no_roll():
     assert p.action is None and "unclear" in p.text
 
 
+def test_an_unclear_throw_is_drafted_for_the_phone_to_check():
+    # The button records nothing, but a phone can start from what the camera read (a
+    # flagged die's proposed value among the others) and mend the one die.
+    t = TurnTracker(proposers=GAMES.proposers())
+    t.observe(reading(die(6, 100, 100), die(2, 200, 100, uncertain=True), die(5, 300, 100)),
+              key="k")
+    p = t.proposal("schocken", SCHOCKEN_VIEW)
+    assert p.action is None and "unclear" in p.text
+    assert p.draft == {"action": "throw", "player": "Ben", "dice": [6, 5, 2], "throws": 1,
+                       "hand": True}
+    # A sure reading has its action and no draft; nothing read, nothing drafted.
+    t.observe(reading(die(6, 100, 100), die(2, 200, 200), die(5, 300, 100)), key="k")
+    assert t.proposal("schocken", SCHOCKEN_VIEW).draft is None
+    t.observe(reading(die(6, 100, 100), die(2, 200, 100)), key="k")
+    assert t.proposal("schocken", SCHOCKEN_VIEW).draft is None
+
+
+def test_an_unclear_or_incomplete_roll_is_drafted_with_the_faces_read():
+    t = TurnTracker(proposers=GAMES.proposers())
+    t.observe(reading(die("wolf", 10, 10), die("bock", 90, 10), die("wolf", 170, 10),
+                      die("goat_green", 250, 10, uncertain=True), kind="bock"), key="k")
+    p = t.proposal("rockthebock", BOCK_VIEW)
+    assert p.action is None
+    assert p.draft == {"action": "roll", "player": "Cleo",
+                       "faces": {"wolf": 2, "bock": 1, "goat_green": 1}}
+    # A die left unread (an unfamiliar set) is not counted: the draft has three of four.
+    t.observe(reading(die("wolf", 10, 10), die("bock", 90, 10), die("wolf", 170, 10),
+                      die(None, 250, 10, uncertain=True), kind="bock"), key="k")
+    p = t.proposal("rockthebock", BOCK_VIEW)
+    assert p.action is None and "unclear" in p.text
+    assert p.draft == {"action": "roll", "player": "Cleo", "faces": {"wolf": 2, "bock": 1}}
+    # Two dice found of four: the two are the start, the count says what is missing.
+    t.observe(reading(die("wolf", 10, 10), die("bock", 90, 10), kind="bock"), key="k")
+    p = t.proposal("rockthebock", BOCK_VIEW)
+    assert p.action is None and "Cleo rolls 4" in p.text
+    assert p.draft == {"action": "roll", "player": "Cleo", "faces": {"wolf": 1, "bock": 1}}
+    assert t.proposal("rockthebock", {**BOCK_VIEW, "phase": "choose"}).draft is None
+
+
 def test_proposals_are_said_in_german_too():
     t = TurnTracker(proposers=GAMES.proposers())
     t.observe(reading(die(1, 100, 100), die(4, 200, 100), die(1, 300, 100)), key="k")
@@ -156,7 +195,7 @@ def test_a_rolls_faces_are_named_as_the_catalogue_names_them_in_both_languages()
 def test_proposals_are_worded_from_the_one_catalogue_not_in_the_code():
     source = Path(companion.proposers.__file__).read_text(encoding="utf-8")
     keys = set(re.findall(r'"(proposal_[a-z_]+)"', source))
-    assert len(keys) == 10, sorted(keys)
+    assert len(keys) == 11, sorted(keys)
     for lang in LANGUAGES:
         assert sorted(keys - set(file_catalogue(lang))) == [], lang
     assert re.findall(r"[äöüßÄÖÜ]", source) == []  # no German sentence left in the code

@@ -104,8 +104,8 @@
     return data;
   };
 
-  DC.action = function (action) {
-    return DC.post("/games/" + DC.gameId + "/actions", action);
+  DC.action = function (action, status) {
+    return DC.post("/games/" + DC.gameId + "/actions", action, status);
   };
 
   DC.show = function (snap, unlocked) {
@@ -157,13 +157,40 @@
     const box = document.getElementById("proposal");
     if (!box) return;
     const p = DC.picture;
-    const fresh = p && p.game_id === DC.gameId && p.proposal && p.proposal.action &&
-      DC.snap && p.version === DC.snap.version;
-    if (!fresh) { DC.put(box); return; }
+    const fresh = p && p.game_id === DC.gameId && p.proposal &&
+      (p.proposal.action || p.proposal.draft) && DC.snap && p.version === DC.snap.version;
+    if (!fresh) { DC.checking = null; DC.put(box); return; }
+    // The draft being checked stays open while the page updates around it (another
+    // picture of the same rest, a hand in the tray), until the camera reads otherwise.
+    const key = p.version + " " + JSON.stringify(p.proposal.draft);
+    if (DC.checking && DC.checking.key === key && !p.proposal.action) return;
+    DC.checking = null;
     const text = DC.entryText(p.proposal.text);
-    DC.put(box, DC.el("button", { type: "button", class: "primary wide", id: "take-proposal",
-      onclick: function () { DC.action(p.proposal.action); } }, DC.t("js_take_camera", { text: text })));
+    if (p.proposal.action) {
+      DC.put(box, DC.el("button", { type: "button", class: "primary wide", id: "take-proposal",
+        onclick: function () { DC.action(p.proposal.action); } }, DC.t("js_take_camera", { text: text })));
+      return;
+    }
+    // A die the camera is unsure of (or dice it did not find): nothing to take in one
+    // tap, but what it read opens in the game's own editor, to mend and record.
+    const check = DC.el("button", { type: "button", class: "wide", id: "check-proposal",
+      onclick: function () { openDraft(box, p, key); } }, DC.t("js_check_camera"));
+    DC.put(box, DC.el("p", { class: "error small", id: "proposal-said" }, text), DC.editor ? check : null);
   };
+
+  function openDraft(box, p, key) {
+    const status = DC.el("div", { class: "status", role: "status" });
+    const editor = DC.editor(JSON.parse(JSON.stringify(p.proposal.draft)), async function (action) {
+      const done = await DC.action(action, status);
+      if (done) { DC.checking = null; DC.renderProposal(); }
+    }, "js_record_draft");
+    DC.checking = { key: key };
+    DC.put(box, DC.el("div", { class: "editor panel", id: "draft" },
+      DC.el("strong", {}, DC.t("js_check_title")), DC.el("p", { class: "small" }, DC.entryText(p.proposal.text)),
+      editor, status,
+      DC.el("button", { type: "button", id: "draft-cancel",
+        onclick: function () { DC.checking = null; DC.renderProposal(); } }, DC.t("cancel"))));
+  }
 
   // The physical turn button recorded or refused something: every keeper's page of
   // that game says so where the thumb is, for a few seconds.

@@ -119,7 +119,7 @@
 
   // Correcting a roll or a choice in place, with the entry's own controls: a count per
   // face for a roll; for a choice the kind (named in words) and, for wolves, who gets them.
-  DC.editor = function (action, save) {
+  DC.editor = function (action, save, saveLabel) {
     const box = el("div", { class: "edit-rockthebock" });
     const others = DC.snap.setup.players.map(function (p) { return p.name; })
       .filter(function (n) { return n !== action.player; });
@@ -152,7 +152,7 @@
               others.map(function (n) { return el("option", { value: n, selected: action.victim === n }, n); }))));
         }
       }
-      parts.push(el("button", { type: "button", class: "primary wide", id: "edit-save", onclick: function () { save(action); } }, t("js_save")));
+      parts.push(el("button", { type: "button", class: "primary wide", id: "edit-save", onclick: function () { save(action); } }, t(saveLabel || "js_save")));
       DC.put(box, parts);
     }
     draw();

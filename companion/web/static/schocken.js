@@ -210,7 +210,7 @@
 
   // Correcting a recorded throw in place: each die is chosen directly (no cycling), then
   // the throws and the hand box, as when it was entered. The engine judges the result.
-  DC.editor = function (action, save) {
+  DC.editor = function (action, save, saveLabel) {
     const box = el("div", { class: "edit-schocken" });
     function draw() {
       const parts = [];
@@ -239,7 +239,7 @@
           checked: oneThrow || action.hand !== false, disabled: oneThrow,
           onchange: function (ev) { action.hand = ev.target.checked; } }), t("sch_hand_label")));
       }
-      parts.push(el("button", { type: "button", class: "primary wide", id: "edit-save", onclick: function () { save(action); } }, t("js_save")));
+      parts.push(el("button", { type: "button", class: "primary wide", id: "edit-save", onclick: function () { save(action); } }, t(saveLabel || "js_save")));
       DC.put(box, parts);
     }
     draw();

@@ -95,7 +95,7 @@
 
   // Correcting an entry in place: an Abrocken with the same form as entering one (who
   // joined, beers, cards, songs), a cancelled one by band and initiator, an end by reason.
-  DC.editor = function (action, save) {
+  DC.editor = function (action, save, saveLabel) {
     const players = DC.snap.setup.players;
     const box = el("div", { class: "edit-wacken" });
     const band = el("input", { id: "edit-band", value: action.band || "", maxlength: 40,
@@ -135,9 +135,9 @@
       parts.push(el("div", { class: "row" }, el("button", { type: "button", class: "primary wide", id: "edit-save", onclick: function () {
         action.participants = players.filter(function (n) { return byName[n]; }).map(function (n) { return byName[n]; });
         save(action);
-      } }, t("js_save"))));
+      } }, t(saveLabel || "js_save"))));
     } else {
-      parts.push(el("div", { class: "row" }, el("button", { type: "button", class: "primary wide", id: "edit-save", onclick: function () { save(action); } }, t("js_save"))));
+      parts.push(el("div", { class: "row" }, el("button", { type: "button", class: "primary wide", id: "edit-save", onclick: function () { save(action); } }, t(saveLabel || "js_save"))));
     }
     DC.put(box, parts);
     return box;

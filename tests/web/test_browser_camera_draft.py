@@ -1,0 +1,100 @@
+"""Browser test: when the camera is unsure of a die (or finds too few), the button records
+nothing, but the scorekeeper's phone opens what it read in the game's own editor, to mend
+the one die and record the throw."""
+
+from __future__ import annotations
+
+import pytest
+from browser import become_scorekeeper, shot
+from conftest import BOCK_SETUP, PIN, SCHOCKEN_SETUP
+
+pytestmark = pytest.mark.browser
+
+JPEG = b"\xff\xd8\xff\xd9"
+
+
+def _publish(table, game, proposal):
+    version = table.snapshot(game)["version"]
+    table.publish_picture(JPEG, {"game_id": game, "version": version, "dice": [],
+                                 "proposal": proposal})
+    return version
+
+
+def test_an_unsure_die_is_mended_in_the_editor_and_the_throw_recorded(server, phone):
+    game = server.table.create_game("schocken", SCHOCKEN_SETUP, PIN)
+    keeper = phone(f"{server.url}/games/{game}")
+    become_scorekeeper(keeper)
+    version = _publish(server.table, game, {
+        "action": None,
+        "draft": {"action": "throw", "player": "Anna", "dice": [6, 5, 2], "throws": 1,
+                  "hand": True},
+        "text": {"de": "Ein Würfel ist unklar: Bild prüfen oder von Hand eintragen",
+                 "en": "a die is unclear: check the picture or enter it by hand"}})
+    keeper.wait_for_selector("#check-proposal")
+    assert "Ein Würfel ist unklar" in keeper.inner_text("#proposal-said")
+    assert keeper.locator("#take-proposal").count() == 0  # nothing to take in one tap
+    keeper.click("#check-proposal")
+    draft = keeper.locator("#draft")
+    # The camera's reading, its unsure die among the others, ready to mend.
+    assert draft.locator("[data-edit-die='2'][data-value='2']").get_attribute(
+        "aria-pressed") == "true"
+    # Another picture of the same rest (a hand over the tray) leaves the editor open.
+    _publish(server.table, game, {
+        "action": None,
+        "draft": {"action": "throw", "player": "Anna", "dice": [6, 5, 2], "throws": 1,
+                  "hand": True},
+        "text": {"de": "Ein Würfel ist unklar", "en": "a die is unclear"}})
+    keeper.wait_for_timeout(500)
+    draft.locator("[data-edit-die='2'][data-value='3']").click()
+    assert keeper.locator("#draft").count() == 1
+    assert draft.locator("#edit-save").inner_text() == "Eintragen"  # a new entry, no correction
+    shot(keeper, "phone-camera-draft")  # nothing sticks out sideways on a phone
+    draft.locator("#edit-save").click()
+    keeper.wait_for_selector("#entry .entry-who:has-text('Ben')")
+    snap = server.table.snapshot(game)
+    assert snap["version"] == version + 1
+    last = snap["history"][-1]["action"]
+    assert sorted(last["dice"]) == [3, 5, 6] and last["player"] == "Anna"
+    assert last["throws"] == 1 and last["hand"] is True
+    # Recorded, the draft is stale: the box is empty again.
+    assert keeper.locator("#check-proposal").count() == 0
+    assert keeper.locator("#draft").count() == 0
+
+
+def test_a_roll_with_a_die_not_found_is_completed_in_the_editor(server, phone):
+    game = server.table.create_game("rockthebock", BOCK_SETUP, PIN)
+    keeper = phone(f"{server.url}/games/{game}", lang="en")
+    become_scorekeeper(keeper)
+    _publish(server.table, game, {
+        "action": None,
+        "draft": {"action": "roll", "player": "Rita",
+                  "faces": {"bock": 3, "wolf": 4, "goat_red": 2}},
+        "text": {"de": "9 Würfel in der Schale; Rita würfelt mit 10",
+                 "en": "9 dice in the tray; Rita rolls 10"}})
+    keeper.click("#check-proposal")
+    draft = keeper.locator("#draft")
+    counts = {f: draft.locator(f"[data-edit-count='{f}']").inner_text()
+              for f in ("bock", "wolf", "goat_red", "goat_green")}
+    assert counts == {"bock": "3", "wolf": "4", "goat_red": "2", "goat_green": "0"}
+    draft.locator("[data-edit-face='goat_green+']").click()
+    draft.locator("#edit-save").click()
+    keeper.wait_for_selector("#pending")
+    pending = server.table.snapshot(game)["view"]["pending_roll"]
+    assert pending == {"bock": 3, "wolf": 4, "goat_red": 2, "goat_green": 1}
+    assert keeper.locator("#draft").count() == 0
+
+
+def test_a_refused_draft_says_why_and_stays_open(server, phone):
+    game = server.table.create_game("schocken", SCHOCKEN_SETUP, PIN)
+    keeper = phone(f"{server.url}/games/{game}")
+    become_scorekeeper(keeper)
+    version = _publish(server.table, game, {
+        "action": None,
+        "draft": {"action": "throw", "player": "Ben", "dice": [2, 2, 1], "throws": 1,
+                  "hand": True},
+        "text": {"de": "Ein Würfel ist unklar", "en": "a die is unclear"}})
+    keeper.click("#check-proposal")
+    keeper.locator("#draft #edit-save").click()
+    keeper.wait_for_selector("#draft .status.error")
+    assert "Anna ist dran, nicht Ben" in keeper.inner_text("#draft .status")
+    assert server.table.snapshot(game)["version"] == version  # nothing stored
