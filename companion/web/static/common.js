@@ -163,7 +163,7 @@
     // The draft being checked stays open while the page updates around it (another
     // picture of the same rest, a hand in the tray), until the camera reads otherwise.
     const key = p.version + " " + JSON.stringify(p.proposal.draft);
-    if (DC.checking && DC.checking.key === key && !p.proposal.action) return;
+    if (DC.checking && DC.checking.key === key) return;
     DC.checking = null;
     const text = DC.entryText(p.proposal.text);
     if (p.proposal.action) {
