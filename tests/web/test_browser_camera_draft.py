@@ -13,10 +13,12 @@ pytestmark = pytest.mark.browser
 JPEG = b"\xff\xd8\xff\xd9"
 
 
-def _publish(table, game, proposal):
+def _publish(table, game, proposal, dice=()):
+    """A picture for ``game`` with ``proposal``; ``dice`` (value, unsure) as the camera read."""
     version = table.snapshot(game)["version"]
-    table.publish_picture(JPEG, {"game_id": game, "version": version, "dice": [],
-                                 "proposal": proposal})
+    table.publish_picture(JPEG, {
+        "game_id": game, "version": version, "proposal": proposal,
+        "dice": [{"value": v, "uncertain": u, "confidence": 0.6 if u else 0.97} for v, u in dice]})
     return version
 
 
@@ -29,7 +31,8 @@ def test_an_unsure_die_is_mended_in_the_editor_and_the_throw_recorded(server, ph
         "draft": {"action": "throw", "player": "Anna", "dice": [6, 5, 2], "throws": 1,
                   "hand": True},
         "text": {"de": "Ein Würfel ist unklar: Bild prüfen oder von Hand eintragen",
-                 "en": "a die is unclear: check the picture or enter it by hand"}})
+                 "en": "a die is unclear: check the picture or enter it by hand"}},
+        dice=((6, False), (2, True), (5, False)))
     keeper.wait_for_selector("#check-proposal")
     assert "Ein Würfel ist unklar" in keeper.inner_text("#proposal-said")
     assert keeper.locator("#take-proposal").count() == 0  # nothing to take in one tap
@@ -38,6 +41,10 @@ def test_an_unsure_die_is_mended_in_the_editor_and_the_throw_recorded(server, ph
     # The camera's reading, its unsure die among the others, ready to mend.
     assert draft.locator("[data-edit-die='2'][data-value='2']").get_attribute(
         "aria-pressed") == "true"
+    # The die it was unsure of (the 2, third of 6-5-2) is marked, and only that one.
+    assert draft.locator(".dice-row.unsure").count() == 1
+    assert draft.locator(".dice-row.unsure").get_attribute("aria-label") == "Würfel 3"
+    assert draft.locator(".dice-row.unsure .die-label").inner_text() == "Würfel 3 ?"
     # Another picture of the same rest (a hand over the tray) leaves the editor open.
     _publish(server.table, game, {
         "action": None,
@@ -70,12 +77,16 @@ def test_a_roll_with_a_die_not_found_is_completed_in_the_editor(server, phone):
         "draft": {"action": "roll", "player": "Rita",
                   "faces": {"bock": 3, "wolf": 4, "goat_red": 2}},
         "text": {"de": "9 Würfel in der Schale; Rita würfelt mit 10",
-                 "en": "9 dice in the tray; Rita rolls 10"}})
+                 "en": "9 dice in the tray; Rita rolls 10"}},
+        dice=(("bock", False),) * 3 + (("wolf", False),) * 4 + (("goat_red", True),
+                                                                ("goat_red", False)))
     keeper.click("#check-proposal")
     draft = keeper.locator("#draft")
     counts = {f: draft.locator(f"[data-edit-count='{f}']").inner_text()
               for f in ("bock", "wolf", "goat_red", "goat_green")}
     assert counts == {"bock": "3", "wolf": "4", "goat_red": "2", "goat_green": "0"}
+    assert "red goat ?" in draft.locator(".counter.unsure").inner_text()
+    assert draft.locator(".counter.unsure").count() == 1
     draft.locator("[data-edit-face='goat_green+']").click()
     draft.locator("#edit-save").click()
     keeper.wait_for_selector("#pending")

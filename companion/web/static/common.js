@@ -180,10 +180,13 @@
 
   function openDraft(box, p, key) {
     const status = DC.el("div", { class: "status", role: "status" });
+    // What the camera read of each die unsure of: the editor marks it for mending.
+    const unsure = (p.dice || []).filter(function (d) { return d.uncertain && d.value !== null; })
+      .map(function (d) { return d.value; });
     const editor = DC.editor(JSON.parse(JSON.stringify(p.proposal.draft)), async function (action) {
       const done = await DC.action(action, status);
       if (done) { DC.checking = null; DC.renderProposal(); }
-    }, "js_record_draft");
+    }, "js_record_draft", unsure);
     DC.checking = { key: key };
     DC.put(box, DC.el("div", { class: "editor panel", id: "draft" },
       DC.el("strong", {}, DC.t("js_check_title")), DC.el("p", { class: "small" }, DC.entryText(p.proposal.text)),

@@ -119,7 +119,8 @@
 
   // Correcting a roll or a choice in place, with the entry's own controls: a count per
   // face for a roll; for a choice the kind (named in words) and, for wolves, who gets them.
-  DC.editor = function (action, save, saveLabel) {
+  // ``unsure``: faces of dice the camera was unsure of (a draft to check), marked "?".
+  DC.editor = function (action, save, saveLabel, unsure) {
     const box = el("div", { class: "edit-rockthebock" });
     const others = DC.snap.setup.players.map(function (p) { return p.name; })
       .filter(function (n) { return n !== action.player; });
@@ -133,7 +134,8 @@
             if (next) action.faces[f] = next; else delete action.faces[f];
             draw();
           }; };
-          parts.push(el("div", { class: "counter" }, face(f), el("span", {}, t("face_" + f)),
+          const doubt = (unsure || []).indexOf(f) >= 0;
+          parts.push(el("div", { class: "counter" + (doubt ? " unsure" : "") }, face(f), el("span", {}, t("face_" + f) + (doubt ? " ?" : "")),
             el("span", { class: "n", "data-edit-count": f }, String(action.faces[f] || 0)),
             el("span", { class: "row" },
               el("button", { type: "button", class: "die-btn", "data-edit-face": f + "-", "aria-label": "−", onclick: change(-1) }, "−"),

@@ -210,14 +210,22 @@
 
   // Correcting a recorded throw in place: each die is chosen directly (no cycling), then
   // the throws and the hand box, as when it was entered. The engine judges the result.
-  DC.editor = function (action, save, saveLabel) {
+  // ``unsure``: values of dice the camera was unsure of (a draft to check); their rows
+  // are marked "?" so the one tap to mend goes to the right die.
+  DC.editor = function (action, save, saveLabel, unsure) {
     const box = el("div", { class: "edit-schocken" });
+    const marked = [];
+    (unsure || []).forEach(function (v) {
+      const i = (action.dice || []).findIndex(function (d, k) { return d === v && marked.indexOf(k) < 0; });
+      if (i >= 0) marked.push(i);
+    });
     function draw() {
       const parts = [];
       if (Array.isArray(action.dice)) {
         action.dice.forEach(function (value, i) {
-          parts.push(el("div", { class: "dice-row", role: "group", "aria-label": t("js_die_n", { n: i + 1 }) },
-            el("span", { class: "muted small die-label" }, t("js_die_n", { n: i + 1 })),
+          const doubt = marked.indexOf(i) >= 0;
+          parts.push(el("div", { class: "dice-row" + (doubt ? " unsure" : ""), role: "group", "aria-label": t("js_die_n", { n: i + 1 }) },
+            el("span", { class: "muted small die-label" }, t("js_die_n", { n: i + 1 }) + (doubt ? " ?" : "")),
             [1, 2, 3, 4, 5, 6].map(function (d) {
               return el("button", { type: "button", class: "die-btn" + (value === d ? " selected" : ""),
                 "data-edit-die": i, "data-value": d, "aria-pressed": value === d ? "true" : "false",
