@@ -109,3 +109,30 @@ def test_a_refused_draft_says_why_and_stays_open(server, phone):
     keeper.wait_for_selector("#draft .status.error")
     assert "Anna ist dran, nicht Ben" in keeper.inner_text("#draft .status")
     assert server.table.snapshot(game)["version"] == version  # nothing stored
+
+
+def test_a_throw_read_before_the_page_was_opened_is_offered_once_unlocked(server, phone):
+    # The keeper's phone was asleep when the dice came to rest: opening the page (and
+    # entering the PIN) must still offer what the camera read, not wait for the next throw.
+    game = server.table.create_game("schocken", SCHOCKEN_SETUP, PIN)
+    _publish(server.table, game, {
+        "action": None,
+        "draft": {"action": "throw", "player": "Anna", "dice": [4, 4, 1], "throws": 1,
+                  "hand": True},
+        "text": {"de": "Ein Würfel ist unklar", "en": "a die is unclear"}},
+        dice=((4, True), (4, False), (1, False)))
+    guest = phone(f"{server.url}/games/{game}")
+    guest.wait_for_selector("#camera-panel", state="visible")  # the picture, for everyone
+    keeper = phone(f"{server.url}/games/{game}")
+    keeper.wait_for_selector("#camera-panel", state="visible")
+    assert keeper.locator("#check-proposal").count() == 0  # nothing to act on without the PIN
+    become_scorekeeper(keeper)
+    keeper.wait_for_selector("#check-proposal")
+    # A sure reading read before the page opened is the one-tap proposal, the same way.
+    _publish(server.table, game, {
+        "action": {"action": "throw", "player": "Anna", "dice": [4, 4, 1], "throws": 1,
+                   "hand": True},
+        "text": {"de": "Anna 4-4-1 (1 Wurf)", "en": "Anna 4-4-1 (1 throw)"}})
+    later = phone(f"{server.url}/games/{game}")
+    become_scorekeeper(later)
+    later.wait_for_selector("#take-proposal:has-text('Anna 4-4-1')")
