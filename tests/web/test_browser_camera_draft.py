@@ -22,17 +22,21 @@ def _publish(table, game, proposal, dice=()):
     return version
 
 
+def _unclear(player, dice, said="Ein Würfel ist unklar"):
+    """The runtime's proposal for a Schocken throw with a flagged die: no action, a draft."""
+    return {"action": None,
+            "draft": {"action": "throw", "player": player, "dice": list(dice), "throws": 1,
+                      "hand": True},
+            "text": {"de": said, "en": "a die is unclear"}}
+
+
 def test_an_unsure_die_is_mended_in_the_editor_and_the_throw_recorded(server, phone):
     game = server.table.create_game("schocken", SCHOCKEN_SETUP, PIN)
     keeper = phone(f"{server.url}/games/{game}")
     become_scorekeeper(keeper)
-    version = _publish(server.table, game, {
-        "action": None,
-        "draft": {"action": "throw", "player": "Anna", "dice": [6, 5, 2], "throws": 1,
-                  "hand": True},
-        "text": {"de": "Ein Würfel ist unklar: Bild prüfen oder von Hand eintragen",
-                 "en": "a die is unclear: check the picture or enter it by hand"}},
-        dice=((6, False), (2, True), (5, False)))
+    said = "Ein Würfel ist unklar: Bild prüfen oder von Hand eintragen"
+    version = _publish(server.table, game, _unclear("Anna", (6, 5, 2), said),
+                       dice=((6, False), (2, True), (5, False)))
     keeper.wait_for_selector("#check-proposal")
     assert "Ein Würfel ist unklar" in keeper.inner_text("#proposal-said")
     assert keeper.locator("#take-proposal").count() == 0  # nothing to take in one tap
@@ -46,11 +50,7 @@ def test_an_unsure_die_is_mended_in_the_editor_and_the_throw_recorded(server, ph
     assert draft.locator(".dice-row.unsure").get_attribute("aria-label") == "Würfel 3"
     assert draft.locator(".dice-row.unsure .die-label").inner_text() == "Würfel 3 ?"
     # Another picture of the same rest (a hand over the tray) leaves the editor open.
-    _publish(server.table, game, {
-        "action": None,
-        "draft": {"action": "throw", "player": "Anna", "dice": [6, 5, 2], "throws": 1,
-                  "hand": True},
-        "text": {"de": "Ein Würfel ist unklar", "en": "a die is unclear"}})
+    _publish(server.table, game, _unclear("Anna", (6, 5, 2)))
     keeper.wait_for_timeout(500)
     draft.locator("[data-edit-die='2'][data-value='3']").click()
     assert keeper.locator("#draft").count() == 1
@@ -99,11 +99,7 @@ def test_a_refused_draft_says_why_and_stays_open(server, phone):
     game = server.table.create_game("schocken", SCHOCKEN_SETUP, PIN)
     keeper = phone(f"{server.url}/games/{game}")
     become_scorekeeper(keeper)
-    version = _publish(server.table, game, {
-        "action": None,
-        "draft": {"action": "throw", "player": "Ben", "dice": [2, 2, 1], "throws": 1,
-                  "hand": True},
-        "text": {"de": "Ein Würfel ist unklar", "en": "a die is unclear"}})
+    version = _publish(server.table, game, _unclear("Ben", (2, 2, 1)))
     keeper.click("#check-proposal")
     keeper.locator("#draft #edit-save").click()
     keeper.wait_for_selector("#draft .status.error")
@@ -115,12 +111,8 @@ def test_a_throw_read_before_the_page_was_opened_is_offered_once_unlocked(server
     # The keeper's phone was asleep when the dice came to rest: opening the page (and
     # entering the PIN) must still offer what the camera read, not wait for the next throw.
     game = server.table.create_game("schocken", SCHOCKEN_SETUP, PIN)
-    _publish(server.table, game, {
-        "action": None,
-        "draft": {"action": "throw", "player": "Anna", "dice": [4, 4, 1], "throws": 1,
-                  "hand": True},
-        "text": {"de": "Ein Würfel ist unklar", "en": "a die is unclear"}},
-        dice=((4, True), (4, False), (1, False)))
+    _publish(server.table, game, _unclear("Anna", (4, 4, 1)),
+             dice=((4, True), (4, False), (1, False)))
     guest = phone(f"{server.url}/games/{game}")
     guest.wait_for_selector("#camera-panel", state="visible")  # the picture, for everyone
     keeper = phone(f"{server.url}/games/{game}")
