@@ -34,7 +34,7 @@ def test_an_unsure_die_is_mended_in_the_editor_and_the_throw_recorded(server, ph
     game = server.table.create_game("schocken", SCHOCKEN_SETUP, PIN)
     keeper = phone(f"{server.url}/games/{game}")
     become_scorekeeper(keeper)
-    said = "Ein Würfel ist unklar: Bild prüfen oder von Hand eintragen"
+    said = "Ein Würfel ist unklar: am Handy prüfen und eintragen"
     version = _publish(server.table, game, _unclear("Anna", (6, 5, 2), said),
                        dice=((6, False), (2, True), (5, False)))
     keeper.wait_for_selector("#check-proposal")
