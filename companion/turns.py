@@ -137,7 +137,9 @@ class Proposer(Protocol):
         """The action for dice under an upside-down cup, or None: a cup is in the way."""
 
     def read(self, tracker: TurnTracker, reading: Reading, view: Mapping[str, Any]) -> Proposal:
-        """The action for the settled, certain ``reading`` of the current turn."""
+        """The action for the settled ``reading`` of the current turn. For a reading with
+        a die flagged or unread the tracker keeps the answer as a draft, never an action
+        (``Proposal.draft``): a die left unread must not be counted as if it were read."""
 
 
 def _stayed(die: Die, before: tuple[Die, ...], radius: float) -> bool:
