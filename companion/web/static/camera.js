@@ -39,6 +39,10 @@
     overlay.setAttribute("viewBox", "0 0 " + size[0] + " " + size[1]);
     DC.put(overlay);
     DC.put(list);
+    // A picture the camera runtime annotated already carries outlines, and pip values
+    // unless it says it is not labelled (Rock the Bock faces are named here).
+    const outlined = Boolean(reading.annotated);
+    const labelled = outlined && reading.labelled !== false;
     (reading.dice || []).forEach(function (die, i) {
       const region = die.region || {};
       const unsure = die.uncertain || die.value === null;
@@ -47,9 +51,7 @@
         : typeof die.value === "string" ? DC.catalogue["face_" + die.value] || die.value
         : String(die.value);
       const colour = unsure ? "#ff6b6b" : "#4cc38a";
-      // A picture the camera runtime annotated already carries outlines, and pip values
-      // unless it says it is not labelled (Rock the Bock faces are named here).
-      if (!reading.annotated && region.corners && region.corners.length) {
+      if (!outlined && region.corners && region.corners.length) {
         const poly = document.createElementNS(SVG, "polygon");
         poly.setAttribute("points", region.corners.map(function (p) { return p[0] + "," + p[1]; }).join(" "));
         poly.setAttribute("fill", "none");
@@ -57,7 +59,7 @@
         poly.setAttribute("stroke-width", Math.max(2, size[0] / 300));
         overlay.append(poly);
       }
-      if (!(reading.annotated && reading.labelled !== false) && region.center) {
+      if (!labelled && region.center) {
         const label = document.createElementNS(SVG, "text");
         label.setAttribute("x", region.center[0]);
         label.setAttribute("y", region.center[1] - (region.size || 20) * 0.7);
