@@ -1,9 +1,12 @@
-"""Things that are not dice, drawn into sequence frames: hands and arms, dice cups, coasters.
+"""Things that are not dice, drawn into sequence frames: hands and arms, dice cups, coasters
+and phones.
 
 Hands come in several skin tones (``SKIN_TONES``), bare or in a sleeve (``SLEEVES``);
 each casts a soft shadow. A dice cup is drawn upside down from above (lifted: larger and
-offset), a beer mat round or square with a printed ring. The scripts that move them
-through the tray are in :mod:`companion.synth.sequences`.
+offset), a beer mat round or square with a printed ring, a phone face up (a dark glass
+screen with a reflection) or face down (its back, with a camera bump of round lenses
+that look like pips on a square). The scripts that move them through the tray are in
+:mod:`companion.synth.sequences`.
 """
 
 from __future__ import annotations
@@ -26,6 +29,9 @@ SLEEVES: tuple[tuple[int, int, int] | None, ...] = (
 )
 CUP_COLOURS = ((28, 44, 70), (30, 30, 32), (36, 36, 110), (50, 60, 40))
 COASTER_COLOURS = ((225, 232, 238), (200, 222, 235), (235, 235, 235))
+PHONE_BACKS = ((40, 40, 44), (225, 228, 230), (120, 70, 30), (150, 150, 215))  # BGR
+# A phone's size in die edges: about 7 x 14.5 cm beside dice of 16-19 mm.
+PHONE_EDGES = (3.8, 7.8)
 
 
 def _shade(canvas: np.ndarray, mask: np.ndarray, colour: tuple[int, int, int],
@@ -131,3 +137,60 @@ def draw_coaster(canvas: np.ndarray, centre: tuple[float, float], edge: float,
     cv2.putText(logo, "BIER", (int(cx - r * 0.45), int(cy + r * 0.12)),
                 cv2.FONT_HERSHEY_SIMPLEX, edge / 40, 255, max(1, int(edge / 14)))
     _shade(canvas, logo.astype(np.float32) / 255.0, print_colour)
+
+
+def phone_corners(centre: tuple[float, float], edge: float, angle: float) -> np.ndarray:
+    """The four corners (4, 2) of a phone lying at ``centre``, its long side turned
+    ``angle`` degrees from the frame's x axis."""
+    w, h = PHONE_EDGES[1] * edge, PHONE_EDGES[0] * edge
+    return cv2.boxPoints(((float(centre[0]), float(centre[1])), (w, h), float(angle)))
+
+
+def draw_phone(canvas: np.ndarray, centre: tuple[float, float], edge: float, angle: float,
+               face_down: bool, back: tuple[int, int, int]) -> None:
+    """A phone lying flat: face up a near-black glass screen in a thin frame with a
+    reflection across it; face down its ``back`` (BGR) with a camera bump in one corner:
+    a rounded square about a die's size holding three dark round lenses and a flash."""
+    h, w = canvas.shape[:2]
+    body = np.zeros((h, w), np.float32)
+    corners = phone_corners(centre, edge, angle)
+    cv2.fillConvexPoly(body, np.round(corners).astype(np.int32), 1.0, cv2.LINE_AA)
+    _shadow(canvas, body, (int(edge * 0.15) + 1, int(edge * 0.2) + 1), 0.35, edge * 0.3)
+    a = math.radians(angle)
+    along, across = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
+    c = np.array(centre, np.float64)
+
+    def at(u: float, v: float) -> tuple[int, int]:  # u along the long side, v across, in edges
+        x, y = c + (u * along + v * across) * edge
+        return int(round(x)), int(round(y))
+
+    if not face_down:
+        _shade(canvas, body, (26, 26, 30))
+        screen = np.zeros((h, w), np.float32)
+        inner = phone_corners(centre, edge, angle)
+        inner = c + (inner - c) * np.array([0.93, 0.9])
+        cv2.fillConvexPoly(screen, np.round(inner).astype(np.int32), 1.0, cv2.LINE_AA)
+        _shade(canvas, screen, (12, 12, 14))
+        glare = np.zeros((h, w), np.float32)
+        cv2.line(glare, at(-1.5, -2.0), at(0.5, 2.0), 1.0, max(2, int(edge * 0.9)))
+        glare = cv2.GaussianBlur(glare, (0, 0), edge * 0.35) * screen
+        canvas += glare[:, :, None] * 55.0
+        return
+    _shade(canvas, body, back)
+    bump = np.zeros((h, w), np.float32)
+    u0, v0 = -PHONE_EDGES[1] / 2 + 1.2, -PHONE_EDGES[0] / 2 + 1.2
+    half = 0.85 * edge
+    cx, cy = at(u0, v0)
+    box = cv2.boxPoints(((cx, cy), (2 * half, 2 * half), float(angle)))
+    cv2.fillConvexPoly(bump, np.round(box).astype(np.int32), 1.0, cv2.LINE_AA)
+    _shade(canvas, bump, tuple(int(v * 0.8) for v in back))  # type: ignore[arg-type]
+    for du, dv in ((-0.4, -0.4), (0.4, 0.4), (-0.4, 0.4)):
+        lens = np.zeros((h, w), np.float32)
+        cv2.circle(lens, at(u0 + du, v0 + dv), max(2, int(edge * 0.3)), 1.0, -1, cv2.LINE_AA)
+        _shade(canvas, lens, (70, 70, 70))
+        glass = np.zeros((h, w), np.float32)
+        cv2.circle(glass, at(u0 + du, v0 + dv), max(1, int(edge * 0.2)), 1.0, -1, cv2.LINE_AA)
+        _shade(canvas, glass, (8, 8, 10))
+    flash = np.zeros((h, w), np.float32)
+    cv2.circle(flash, at(u0 + 0.4, v0 - 0.4), max(1, int(edge * 0.1)), 1.0, -1, cv2.LINE_AA)
+    _shade(canvas, flash, (200, 225, 240))

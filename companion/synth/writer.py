@@ -14,6 +14,9 @@ sprites, :mod:`companion.synth.stage`), with the hands, cups and coasters of
 - ``rest``: a hand (and forearm, bare or in a sleeve) reaches in and rests 1-2 s;
 - ``cup``: a dice cup is put upside down over the dice, stays, and is lifted again;
 - ``coaster``: a beer mat is slid in, lies there, and is slid out;
+- ``phone``: a phone is laid at one end of the tray, face up or face down, and taken
+  away again (or, ``stay``, left lying until ``take_phone``); not one of ``OCCLUDERS``,
+  so the evenings those write stay as they were;
 - ``shadow``: a shadow sweeps in, stays a moment, and goes;
 - ``nudge``: a finger pushes one die by a fraction of its edge.
 
@@ -38,12 +41,16 @@ import numpy as np
 from companion.synth.occluders import (
     COASTER_COLOURS,
     CUP_COLOURS,
+    PHONE_BACKS,
+    PHONE_EDGES,
     SKIN_TONES,
     SLEEVES,
     HandLook,
     draw_coaster,
     draw_cup,
     draw_hand,
+    draw_phone,
+    phone_corners,
 )
 from companion.synth.stage import Placed, Stage, paste
 
@@ -65,11 +72,15 @@ class Writer:
     under: list[Placed] = field(default_factory=list)
     # A beer mat left lying in the tray (centre, colour, square, ink), by ``coaster(stay)``.
     mat: tuple[tuple[float, float], tuple[int, int, int], bool, tuple[int, int, int]] | None = None
+    # A phone left lying in the tray (centre, angle, face down, back), by ``phone(stay)``.
+    phone_lying: tuple[tuple[float, float], float, bool, tuple[int, int, int]] | None = None
 
     def scene(self) -> np.ndarray:
         canvas = self.stage.background.copy()
         if self.mat is not None:
             draw_coaster(canvas, self.mat[0], self.stage.edge, *self.mat[1:])
+        if self.phone_lying is not None:
+            draw_phone(canvas, self.phone_lying[0], self.stage.edge, *self.phone_lying[1:])
         for d in self.dice:
             paste(canvas, d.sprite, d.x, d.y, d.turns)
         if self.cup_over is not None:
@@ -111,6 +122,10 @@ class Writer:
             # Not under (nor against) a cup left standing, nor on a beer mat left lying.
             if any(math.hypot(x - cx, y - cy) < 4.5 * e for cx, cy in standing):
                 continue
+            if self.phone_lying is not None and cv2.pointPolygonTest(
+                phone_corners(self.phone_lying[0], e, self.phone_lying[1]), (x, y), True
+            ) > -1.0 * e:
+                continue  # nor on (nor against) a phone left lying
             if all(math.hypot(x - d.x, y - d.y) > gap * e for d in avoid):
                 return x, y
         raise RuntimeError("no free spot for a die; the tray area is too small")
@@ -360,6 +375,68 @@ class Writer:
             self.mat = (target, colour, square, ink)
         self.events.append({"event": "coaster", "start": start, "still": still,
                             "end": len(self.frames)})
+
+    def phone(self, seconds: float, stay: bool = False, face_down: bool | None = None,
+              back: tuple[int, int, int] | None = None) -> None:
+        """A phone laid at the end of the tray farther from the dice (its long side across
+        the tray), left ``seconds`` and taken away; with ``stay`` it is left lying
+        (``phone_lying``) until :meth:`take_phone`. ``face_down`` and ``back`` are drawn at
+        random unless given (the draws are made either way)."""
+        e = self.stage.edge
+        h = self.stage.background.shape[0]
+        drawn_down = bool(self.rng.integers(2))
+        drawn_back = PHONE_BACKS[int(self.rng.integers(len(PHONE_BACKS)))]
+        face_down = drawn_down if face_down is None else face_down
+        back = drawn_back if back is None else back
+        x0, y0, x1, y1 = self.stage.area
+        margin = PHONE_EDGES[0] / 2 * e + 0.3 * e
+        mean_x = float(np.mean([d.x for d in self.dice])) if self.dice else x1
+        target = (x0 + margin if mean_x > (x0 + x1) / 2 else x1 - margin, (y0 + y1) / 2)
+        angle = 90.0 + float(self.rng.uniform(-8, 8))
+        start_pos = (target[0], h + 5 * e)
+        start = len(self.frames)
+        base = self.scene()
+        frames = 5
+        look = self.look()
+        still: int | None = None
+        for k in list(range(frames)) + [-1] + list(range(frames - 1, -1, -1)):
+            if k == -1:
+                canvas = base.copy()
+                draw_phone(canvas, target, e, angle, face_down, back)
+                still = len(self.frames)
+                self.emit(canvas, self.seconds(seconds))
+                continue
+            t = (k + 1) / frames
+            pos = (target[0], start_pos[1] + (target[1] - start_pos[1]) * t)
+            canvas = base.copy()
+            left = stay and still is not None
+            draw_phone(canvas, target if left else pos, e, angle, face_down, back)
+            tip = (pos[0], pos[1] + PHONE_EDGES[1] / 2 * e)
+            draw_hand(canvas, look, tip, (tip[0], h * 1.5), e, finger=True)
+            self.emit(canvas)
+        if stay:
+            self.phone_lying = (target, angle, face_down, back)
+        self.events.append({"event": "phone", "start": start, "still": still,
+                            "end": len(self.frames), "face_down": face_down})
+
+    def take_phone(self) -> None:
+        """A hand takes away the phone left lying by ``phone(stay=True)``."""
+        if self.phone_lying is None:
+            raise ValueError("no phone is lying in the tray")
+        centre, angle, face_down, back = self.phone_lying
+        e, h = self.stage.edge, self.stage.background.shape[0]
+        self.phone_lying = None
+        base = self.scene()
+        start = len(self.frames)
+        look = self.look()
+        for k in range(6):
+            pos = (centre[0], centre[1] + (h + 5 * e - centre[1]) * k / 5)
+            canvas = base.copy()
+            draw_phone(canvas, pos, e, angle, face_down, back)
+            tip = (pos[0], pos[1] + PHONE_EDGES[1] / 2 * e)
+            draw_hand(canvas, look, tip, (tip[0], h * 1.5), e, finger=True)
+            self.emit(canvas)
+        self.events.append({"event": "phone-taken", "start": start, "end": len(self.frames)})
 
     def shadow(self, seconds: float) -> None:
         h, w = self.stage.background.shape[:2]
