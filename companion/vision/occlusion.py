@@ -54,8 +54,12 @@ die edges across, is set aside the same way: it blocks the rest it came into ("s
 in the tray") until something moves, and the throws beside it are read from then on. A
 cup the rules do not take for one is such a thing: the hidden throw under it is not
 proposed, but the round goes on beside it and its dice are a new rest when it is lifted;
-a beer mat or a phone left in the tray does not stop the counting for the evening. A
-hand or an arm always reaches over the rim, and blocks while it is there.
+a beer mat (or a phone beside large dice) left in the tray does not stop the counting
+for the evening; a larger thing blocks until it is taken away. What the recogniser
+reads on a thing set aside while it looks as it did then (a phone's camera lenses on
+a square bump, a mat's print) is part of it, not a die (``on_standing``); a die that
+lands on it changes its spot and is read. A hand or an arm always reaches over the
+rim, and blocks while it is there.
 """
 
 from __future__ import annotations
@@ -79,8 +83,10 @@ CUP_EDGES = (3.5, 9.0)
 # How much of its enclosing circle a cup's outline fills at least (see ``_is_cup``).
 ROUND_CUP = 0.8
 # A thing left lying in the tray, not over its rim, at most this many die edges across
-# (a beer mat: 6.5; a phone: 4.5 by 9.5) is set aside like a cup once something moves
-# beside it (see the module's docstring); anything larger blocks while it is there.
+# (a beer mat: 6.5) is set aside like a cup once something moves beside it (see the
+# module's docstring); anything larger blocks while it is there. A phone (7 x 14.5 cm)
+# is 10 to 12 edges across its diagonal beside dice of 16-19 mm, its shadow included:
+# beside large dice it is set aside, beside small ones it blocks until it is taken away.
 ASIDE_EDGES = 10.0
 # A foreground blob of at least this share of a die's area, beside a round thing, is a
 # die in sight: the round thing did not take the dice (see ``_hides_dice``).
@@ -128,6 +134,7 @@ class _Standing:
     area: np.ndarray  # its own pixels (bool, no margin)
     look: np.ndarray  # those pixels when it was found (int16)
     covered: bool  # it is a dice cup: the tray is covered
+    picture: np.ndarray  # the small frame it was found in (for ``on_standing``)
     moved: bool = False  # something moved since it was found
 
 
@@ -329,7 +336,34 @@ class OcclusionDetector:
             area=blob > 0,
             look=small[blob > 0].astype(np.int16),
             covered=covered,
+            picture=small.copy(),
         )
+
+    def on_standing(self, small: np.ndarray, dice: Sequence[Die]) -> list[bool]:
+        """For each die, whether it was read on the thing standing in the tray (a phone,
+        a beer mat, a cup) where that thing looks as it did when it was found: a phone's
+        camera lenses or a mat's print are part of the thing, not dice. A die that
+        landed on it changes its spot (the median of the spot's pixels moves by more
+        than ``level``), and is kept."""
+        standing = self._standing
+        if standing is None or not dice or standing.picture.shape != small.shape:
+            return [False] * len(dice)
+        out = []
+        for die in dice:
+            x, y = die.region.center
+            px, py = round(x * self._scale), round(y * self._scale)
+            h, w = standing.area.shape
+            if not (0 <= px < w and 0 <= py < h and standing.area[py, px]):
+                out.append(False)
+                continue
+            disc = np.zeros((h, w), np.uint8)
+            radius = max(1, round(0.4 * die.region.size * self._scale))
+            cv2.circle(disc, (px, py), radius, 255, -1)
+            spot = (disc > 0) & standing.area
+            diff = np.abs(small[spot].astype(np.int16) - standing.picture[spot])
+            most = diff.max(axis=1)
+            out.append(bool(float(np.median(most)) < self.level))
+        return out
 
     def _fits_aside(self, blob: np.ndarray) -> bool:
         """Is ``blob`` small enough to be left lying beside the dice (``ASIDE_EDGES``)?"""

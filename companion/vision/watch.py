@@ -16,6 +16,9 @@ compared with the last accepted dice rest:
   at the edge of its threshold in one frame of three. Left out, it vanished from the
   throw unnoticed, or its picture blocked the rest. A ghost on the bare floor is not
   kept;
+- a die read on a thing set aside in the tray (a phone, a beer mat) where that thing
+  looks as it did is part of it (``OcclusionDetector.on_standing``): a phone's camera
+  bump is a square with round dark lenses, a die's face to the recogniser;
 - foreground that no die explains (a coaster beside the dice) blocks the rest;
 - the same dice, each within ``nudge_edges`` die edges of where it lay and showing
   the same value (or flagged uncertain in one of the two readings: a die read as a four
@@ -173,6 +176,10 @@ class ThrowWatcher:
         assert self.settle.small is not None and self.settle.frame_size is not None
         if occlusion is not None:
             small, size = self.settle.small, self.settle.frame_size
+            on_thing = occlusion.on_standing(small, reading.dice)
+            if any(on_thing):
+                reading = replace(reading, dice=tuple(
+                    d for d, on in zip(reading.dice, on_thing, strict=True) if not on))
             shares = occlusion.occupied(small, size, seldom)
             there = tuple(d for d, share in zip(seldom, shares, strict=True)
                           if share >= SELDOM_OCCUPIED)

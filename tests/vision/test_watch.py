@@ -404,3 +404,69 @@ def test_a_thing_larger_than_a_beer_mat_blocks_while_it_is_there(stage):
         settle.update(frame, t)
         t += 0.1
     assert settle.state == BLOCKED, settle.state
+
+
+@pytest.mark.parametrize("face_down", [False, True], ids=["face-up", "face-down"])
+def test_a_phone_laid_in_the_tray_adds_no_throw_and_its_lenses_are_no_dice(
+    face_down, stage, recognizer
+):
+    """A phone laid beside the dice and taken away again is no throw; one left lying
+    blocks the rest it came into, and the throw beside it is read with its own dice
+    only. Face down, its camera bump is a die-sized square with round dark lenses:
+    read as dice, it added a four and a one to the throw, then a throw of its own when
+    the phone was taken away."""
+    writer = Writer(stage, np.random.default_rng(1), FPS)
+    writer.hold(1.0)
+    writer.throw()
+    writer.hold(1.5)
+    writer.phone(2.0, face_down=face_down)
+    writer.hold(1.0)
+    writer.phone(1.5, face_down=face_down, stay=True)
+    writer.hold(1.0)
+    writer.throw(keep=1)
+    writer.hold(1.5)
+    writer.take_phone()
+    writer.hold(1.5)
+    events = play(writer, recognizer)
+    assert_throws_as_written(events, writer)
+    for laid in (e for e in writer.events if e["event"] == "phone"):
+        assert any(e.kind == BLOCKED and e.reason == THING
+                   and laid["still"] <= i <= laid["still"] + FPS for i, e in events), kinds(events)
+
+
+def test_a_die_that_lands_on_a_thing_set_aside_is_read_and_its_print_is_not(stage):
+    """What is read on a thing left lying where it looks as it did when it was set aside
+    is part of it; a die that landed on it changed that spot and is a die."""
+    from companion.synth.occluders import draw_phone
+    from companion.synth.stage import paste
+
+    e = stage.edge
+    x0, y0, x1, y1 = stage.area
+    centre = (x0 + 3 * e, (y0 + y1) / 2)
+    settle = SettleDetector(0.2, occlusion=OcclusionDetector())
+    detector = settle.occlusion
+    empty = np.clip(stage.background, 0, 255).astype(np.uint8)
+    lying = stage.background.copy()
+    draw_phone(lying, centre, e, 90.0, True, (120, 70, 30))
+    t = 0.0
+    for frame in [empty] * 4 + [np.clip(lying, 0, 255).astype(np.uint8)] * 6:
+        settle.update(frame, t)
+        t += 0.1
+    assert settle.state == BLOCKED and settle.view.reason == THING
+    detector.moved()  # the next player throws beside it
+    bump = (centre[0] - 1.1 * e, centre[1] - 2.7 * e)  # its camera bump (draw_phone)
+    on = (centre[0], centre[1] + 1.5 * e)
+    landed = lying.copy()
+    paste(landed, stage.sprites[5][0], on[0], on[1], 0)
+    small = settle._small(np.clip(landed, 0, 255).astype(np.uint8))
+    h, w = empty.shape[:2]
+    detector.foreground(small, (w, h))  # the frame size it was set up with
+
+    def die(x, y):
+        corners = ((x - e / 2, y - e / 2), (x + e / 2, y - e / 2),
+                   (x + e / 2, y + e / 2), (x - e / 2, y + e / 2))
+        return Die(DieRegion((x, y), e, 0.0, corners, 0.9), 4, 0.9, False)
+
+    beside = (x1 - 2 * e, (y0 + y1) / 2)
+    assert detector.on_standing(small, [die(*bump), die(*on), die(*beside)]) == [
+        True, False, False]
