@@ -29,6 +29,14 @@ leaves turns back into floor: where the picture now is like the floor and much n
 to it than the reference was, nothing is in the tray (even where the change is mild),
 so the next clean rest heals the reference.
 
+When the light changes (a lamp switched at the next table, the camera's exposure or
+white balance moving) the whole tray differs from the reference. At each still check,
+a picture that is the reference times a smooth gain (``LIGHT_MIN``: per channel, a
+plane in the log of their ratio, varying little across the tray) with nothing larger
+than ``max_dice_areas`` left over is the same tray in another light: the reference,
+the floor's colour and a standing thing's look are taken into it (``_follow_light``).
+A shadow over part of the tray is no such gain and blocks as before.
+
 A round blob (filling ``ROUND_CUP`` of its enclosing circle: a square beer mat does
 not) the size of a dice cup (``CUP_EDGES`` die edges across) whose middle is
 no lighter than the floor (below 110 % of its brightness: leather, dark or coloured
@@ -101,6 +109,19 @@ INNER_SHARE = 0.08
 # Checks of a still tray to wait for a start-up reference with nothing in the tray
 # (the settle detector checks every 0.2 s: 10 s), before taking it as it is.
 STARTUP_CHECKS = 50
+# The light over the tray changed (a lamp switched on or off, the camera's exposure or
+# white balance moved) when a still picture is the reference times a smooth gain: per
+# channel a plane in the logarithm of their ratio, fitted to the tray's pixels with what
+# does not fit it (dice that moved, a hand) left out. Such a change is followed (see
+# ``_follow_light``) when the gain differs from 1 by more than ``LIGHT_MIN`` somewhere,
+# varies by at most ``LIGHT_SPREAD`` across the tray (a shadow sweeping in darkens part
+# of it by a third and more: log 0.4 and beyond), and after it nothing larger than
+# ``max_dice_areas`` differs. Log units: 0.04 is 4 %, 0.2 is ±10 %.
+LIGHT_MIN = 0.04
+LIGHT_SPREAD = 0.2
+# A pixel fits the gain when its log ratio lies within this of the plane (JPEG noise and
+# the camera's own: ±5 levels of 60 and more).
+LIGHT_FIT = 0.08
 
 
 @dataclass(frozen=True)
@@ -280,6 +301,8 @@ class OcclusionDetector:
             startup = self._check_startup(small, frame_size)
             if startup.blocked:
                 return startup
+        if not self.provisional:
+            self._follow_light(small)
         if self._standing is not None and not self._stands(small, self._standing):
             self._standing = None  # lifted (or pushed): look at it afresh
         if self._standing is not None and not self._standing.moved:
@@ -312,6 +335,64 @@ class OcclusionDetector:
                 self._remember(small, blob, covered=False)
             return TrayState(True, THING)
         return CLEAR
+
+    def _light_field(self, small: np.ndarray) -> np.ndarray | None:
+        """The gain (h, w, 3) that takes the reference to ``small`` when the light alone
+        changed (see ``LIGHT_MIN``), else None."""
+        assert self._reference is not None and self._mask is not None
+        h, w = small.shape[:2]
+        ys, xs = np.nonzero(self._mask)
+        if len(ys) < 50:
+            return None
+        step = max(1, len(ys) // 1500)
+        ys, xs = ys[::step], xs[::step]
+        before = self._reference[ys, xs].astype(np.float32)
+        ratio = np.log((small[ys, xs].astype(np.float32) + 8.0) / (before + 8.0))
+        if float(np.median(np.abs(ratio).max(axis=1))) < LIGHT_MIN / 2:
+            return None  # most of the tray is as it was (this runs at every still check)
+        design = np.stack([np.ones(len(ys)), xs / w - 0.5, ys / h - 0.5], axis=1)
+        fitted = np.broadcast_to(np.median(ratio, axis=0), ratio.shape)
+        for _ in range(3):
+            keep = np.abs(ratio - fitted).max(axis=1) < LIGHT_FIT
+            if keep.sum() < 0.3 * len(keep):
+                return None  # no smooth gain explains most of the tray
+            coef = np.linalg.lstsq(design[keep], ratio[keep], rcond=None)[0]
+            fitted = design @ coef
+        if float(np.abs(fitted).max()) < LIGHT_MIN:
+            return None
+        if float((fitted.max(axis=0) - fitted.min(axis=0)).max()) > LIGHT_SPREAD:
+            return None
+        gy, gx = np.mgrid[0:h, 0:w].astype(np.float32)
+        field = (coef[0] + (gx / w - 0.5)[:, :, None] * coef[1]
+                 + (gy / h - 0.5)[:, :, None] * coef[2])
+        return np.exp(field).astype(np.float32)
+
+    def _follow_light(self, small: np.ndarray) -> None:
+        """When ``small`` differs from the reference by the light alone (``LIGHT_MIN``),
+        take the reference, the floor's colour and a standing thing's look into the new
+        light: without this, a lamp switched on at the next table blocked the tray as a
+        shadow (or a hand) for the rest of the evening."""
+        if self._reference is None or self._reference.shape != small.shape:
+            return
+        assert self._floor is not None and self._mask is not None
+        field = self._light_field(small)
+        if field is None:
+            return
+        relit = np.clip(self._reference * field + 0.5, 0, 255).astype(np.uint8)
+        differs = (channel_max(cv2.absdiff(small, relit)) > self.level).view(np.uint8)
+        changed = cv2.bitwise_and(differs * np.uint8(255), self._mask)
+        if self._standing is not None:
+            changed[self._standing.mask > 0] = 0  # compared with its own look (``_stands``)
+        n, _, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=8)
+        if n > 1 and stats[1:, cv2.CC_STAT_AREA].max() / self.die_area > self.max_dice_areas:
+            return  # more than the light changed: a hand, a shadow, a cup
+        self._floor = np.clip(self._floor * field + 0.5, 0, 255).astype(np.uint8)
+        self._set_reference(relit)
+        if self._standing is not None:
+            standing = self._standing
+            standing.look = np.clip(standing.look * field[standing.area] + 0.5, 0, 255).astype(
+                np.int16)
+            standing.picture = np.clip(standing.picture * field + 0.5, 0, 255).astype(np.uint8)
 
     def _is_cover(self, small: np.ndarray, blobs: _Blobs, label: int) -> bool:
         """Is blob ``label`` a dice cup upside down (dark, or the dice went into it)? If

@@ -470,3 +470,60 @@ def test_a_die_that_lands_on_a_thing_set_aside_is_read_and_its_print_is_not(stag
     beside = (x1 - 2 * e, (y0 + y1) / 2)
     assert detector.on_standing(small, [die(*bump), die(*on), die(*beside)]) == [
         True, False, False]
+
+
+def _relight(frames, start, gain):
+    """``frames`` from ``start`` on under another light: times ``gain`` (h, w, 3)."""
+    for i in range(start, len(frames)):
+        frames[i] = np.clip(frames[i] * gain + 0.5, 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("light", ["darker", "brighter", "warmer", "one-side"])
+def test_a_lamp_switched_at_the_next_table_blocks_nothing(light, stage, recognizer):
+    """The light over the tray changes while the dice lie still (a lamp switched on or
+    off, the camera's exposure or white balance moving): the same dice are no throw, and
+    the throws after it are read. Before, the whole tray differed from the reference
+    taken in the old light: "shadow over the tray" (or "hand") for the rest of the
+    evening, every later throw missed."""
+    h, w = stage.background.shape[:2]
+    ramp = np.linspace(0.85, 1.0, w, dtype=np.float32)[None, :, None]
+    gain = {
+        "darker": np.full((1, 1, 3), 0.6, np.float32),
+        "brighter": np.full((1, 1, 3), 1.35, np.float32),
+        "warmer": np.array([[[0.8, 0.95, 1.15]]], np.float32),
+        "one-side": np.broadcast_to(ramp, (h, w, 3)),
+    }[light]
+    writer = Writer(stage, np.random.default_rng(1), FPS)
+    writer.hold(1.0)
+    writer.throw()
+    writer.hold(1.5)
+    switched = len(writer.frames)
+    writer.hold(2.0)
+    writer.throw(keep=1)
+    writer.hold(1.5)
+    occluder(writer, "rest")
+    writer.throw()
+    writer.hold(1.5)
+    _relight(writer.frames, switched, gain)
+    events = play(writer, recognizer)
+    assert_throws_as_written(events, writer)
+    after = [e.kind for i, e in events if switched <= i < writer.expected[1]["frame"]]
+    assert BLOCKED not in after, kinds(events)
+    if light != "one-side":  # that ramp changes the picture less than settling's level
+        assert SAME in after, kinds(events)
+
+
+def test_a_shadow_that_stays_is_not_taken_for_a_change_of_light(stage, recognizer):
+    """A shadow over part of the tray darkens it by a half: it blocks for as long as it
+    stays, however still, and is no throw when it goes."""
+    writer = Writer(stage, np.random.default_rng(3), FPS)
+    writer.hold(1.0)
+    writer.throw()
+    writer.hold(1.5)
+    writer.shadow(4.0)
+    writer.hold(1.0)
+    events = play(writer, recognizer)
+    shadow = writer.events[-1]
+    during = [e.kind for i, e in events if shadow["start"] <= i < shadow["end"] - 5]
+    assert BLOCKED in during and SAME not in during and THROW not in during, kinds(events)
+    assert kinds(events).count(THROW) == len(writer.expected) == 1
