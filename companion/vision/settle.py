@@ -1,6 +1,8 @@
 """Decide from a stream of frames when the dice are at rest, and nothing else is in the tray.
 
-Each frame is shrunk, blurred and compared with the previous one. While the share of
+Each frame is shrunk, blurred and compared with the previous one, brought to its overall
+brightness first (a light flickering on the mains, the exposure hunting: the whole
+picture changes, nothing moved). While the share of
 changed pixels is above ``motion_fraction`` the tray is "moving"; once it has stayed
 below for ``still_seconds`` the tray is at rest. With an ``OcclusionDetector`` a rest
 with something in the tray that is not a die (a hand resting, a cup, a coaster) is
@@ -28,6 +30,9 @@ MOVING = "moving"
 AT_REST = "at rest"
 BLOCKED = "blocked"
 COVERED = "covered"
+# Two frames whose mean brightness differs by more than this share in a channel are
+# compared with the first one brought to the second's (``changed_fraction``).
+GAIN_FOLLOWED = 0.005
 
 
 @dataclass(frozen=True)
@@ -98,7 +103,15 @@ class SettleDetector:
         return self._still_since
 
     def changed_fraction(self, a: np.ndarray, b: np.ndarray) -> float:
-        """Share of pixels that differ by more than ``change_level`` between two small frames."""
+        """Share of pixels that differ by more than ``change_level`` between two small
+        frames, ``a`` first brought to ``b``'s overall brightness per channel: a lamp
+        flickering at the mains' frequency, or the camera's exposure hunting, brightens
+        or darkens the whole picture from one frame to the next by a few per cent, which
+        on a light floor is more than ``change_level``; a die or a hand moves part of it."""
+        mean_a, mean_b = cv2.mean(a)[:3], cv2.mean(b)[:3]
+        gain = [(mb + 1.0) / (ma + 1.0) for ma, mb in zip(mean_a, mean_b, strict=True)]
+        if max(abs(g - 1.0) for g in gain) > GAIN_FOLLOWED:
+            a = cv2.multiply(a, np.array([*gain, 1.0], np.float64), dtype=cv2.CV_8U)
         diff = channel_max(cv2.absdiff(a, b))
         return float(np.count_nonzero(diff > self.change_level)) / diff.size
 

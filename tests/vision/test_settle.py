@@ -54,6 +54,27 @@ def test_camera_noise_is_not_motion():
     assert [e.state for e in events] == [AT_REST]
 
 
+def _flicker(frames, share, seed=0):
+    """``frames`` with the whole picture brighter or darker by about ``share`` from one
+    frame to the next (a lamp on the mains, the camera's exposure hunting)."""
+    rng = np.random.default_rng(seed)
+    gains = 1.0 + share * np.where(np.arange(len(frames)) % 2, 1.0, -1.0)
+    gains *= rng.uniform(0.98, 1.02, len(frames))
+    return [np.clip(f * g + 0.5, 0, 255).astype(np.uint8)
+            for f, g in zip(frames, gains, strict=True)]
+
+
+def test_a_flickering_light_is_not_motion_and_a_die_under_it_still_is():
+    """A light tray flickering by 6 % frame to frame (about 14 grey levels each way)
+    comes to rest; a die tumbling under the same light is motion."""
+    detector = SettleDetector(still_seconds=0.3)
+    resting = frame_with_dice([(300, 200, 0, 4)], seed=1)
+    events = _feed(detector, _flicker([resting] * 8, 0.06))
+    assert [e.state for e in events] == [AT_REST]
+    events = _feed(detector, _flicker(_rolling(4, seed=20), 0.06, seed=1), start=1.0)
+    assert [e.state for e in events] == [MOVING]
+
+
 def test_moving_again_and_a_new_throw():
     detector = SettleDetector(still_seconds=0.3)
     first = frame_with_dice([(300, 200, 0, 4)], seed=1)

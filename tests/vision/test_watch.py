@@ -508,9 +508,7 @@ def test_a_lamp_switched_at_the_next_table_blocks_nothing(light, stage, recogniz
     events = play(writer, recognizer)
     assert_throws_as_written(events, writer)
     after = [e.kind for i, e in events if switched <= i < writer.expected[1]["frame"]]
-    assert BLOCKED not in after, kinds(events)
-    if light != "one-side":  # that ramp changes the picture less than settling's level
-        assert SAME in after, kinds(events)
+    assert BLOCKED not in after and THROW not in after, kinds(events)
 
 
 def test_a_shadow_that_stays_is_not_taken_for_a_change_of_light(stage, recognizer):
@@ -527,3 +525,22 @@ def test_a_shadow_that_stays_is_not_taken_for_a_change_of_light(stage, recognize
     during = [e.kind for i, e in events if shadow["start"] <= i < shadow["end"] - 5]
     assert BLOCKED in during and SAME not in during and THROW not in during, kinds(events)
     assert kinds(events).count(THROW) == len(writer.expected) == 1
+
+
+def test_throws_under_a_flickering_light_are_counted_once(stage, recognizer):
+    """The whole picture brighter or darker by about 10 % from frame to frame (a lamp on
+    the mains beating with the camera, the exposure hunting): every throw is read once,
+    the hand and the cup are still no throws. Before, the tray never came to rest."""
+    writer = Writer(stage, np.random.default_rng(4), FPS)
+    writer.hold(1.0)
+    for kind in ("rest", "cup"):
+        writer.throw()
+        writer.hold(1.5)
+        occluder(writer, kind)
+    writer.throw(keep=1)
+    writer.hold(1.5)
+    rng = np.random.default_rng(5)
+    for i, frame in enumerate(writer.frames):
+        gain = 1.0 + (0.1 if i % 2 else -0.1) * float(rng.uniform(0.6, 1.0))
+        writer.frames[i] = np.clip(frame * gain + 0.5, 0, 255).astype(np.uint8)
+    assert_throws_as_written(play(writer, recognizer), writer)
