@@ -35,7 +35,10 @@ a picture that is the reference times a smooth gain (``LIGHT_MIN``: per channel,
 plane in the log of their ratio, varying little across the tray) with nothing larger
 than ``max_dice_areas`` left over is the same tray in another light: the reference,
 the floor's colour and a standing thing's look are taken into it (``_follow_light``).
-A shadow over part of the tray is no such gain and blocks as before.
+A shadow over part of the tray is no such gain and blocks as before; one that lies
+still for the settle detector's ``STALE_SHADOW_SECONDS`` is a lamp lighting part of the
+tray otherwise, and is taken as the reference (``take_light``), the one before kept to
+go back to when the picture looks like it again.
 
 A round blob (filling ``ROUND_CUP`` of its enclosing circle: a square beer mat does
 not) the size of a dice cup (``CUP_EDGES`` die edges across) whose middle is
@@ -200,6 +203,9 @@ class OcclusionDetector:
         # What stands still in the tray, away from its rim (``_remember``): a cup over
         # dice, or a thing left lying (a light cup, a beer mat, a phone).
         self._standing: _Standing | None = None
+        # The reference before a still shadow was taken for the light (``take_light``),
+        # to go back to when the picture looks like it again.
+        self._earlier: np.ndarray | None = None
         # The dice of the last accepted rest (``rest``): x, y and a spot's radius.
         self._rest_dice: list[tuple[float, float, float]] = []
         self._scale = 1.0  # small pixels per frame pixel
@@ -303,6 +309,7 @@ class OcclusionDetector:
                 return startup
         if not self.provisional:
             self._follow_light(small)
+            self._back_to_earlier(small)
         if self._standing is not None and not self._stands(small, self._standing):
             self._standing = None  # lifted (or pushed): look at it afresh
         if self._standing is not None and not self._standing.moved:
@@ -374,17 +381,14 @@ class OcclusionDetector:
         shadow (or a hand) for the rest of the evening."""
         if self._reference is None or self._reference.shape != small.shape:
             return
-        assert self._floor is not None and self._mask is not None
+        assert self._floor is not None
         field = self._light_field(small)
         if field is None:
             return
         relit = np.clip(self._reference * field + 0.5, 0, 255).astype(np.uint8)
-        differs = (channel_max(cv2.absdiff(small, relit)) > self.level).view(np.uint8)
-        changed = cv2.bitwise_and(differs * np.uint8(255), self._mask)
-        if self._standing is not None:
-            changed[self._standing.mask > 0] = 0  # compared with its own look (``_stands``)
-        n, _, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=8)
-        if n > 1 and stats[1:, cv2.CC_STAT_AREA].max() / self.die_area > self.max_dice_areas:
+        # A standing thing is compared with its own look (``_stands``).
+        skip = None if self._standing is None else self._standing.mask
+        if not self._alike(small, relit, skip):
             return  # more than the light changed: a hand, a shadow, a cup
         self._floor = np.clip(self._floor * field + 0.5, 0, 255).astype(np.uint8)
         self._set_reference(relit)
@@ -393,6 +397,40 @@ class OcclusionDetector:
             standing.look = np.clip(standing.look * field[standing.area] + 0.5, 0, 255).astype(
                 np.int16)
             standing.picture = np.clip(standing.picture * field + 0.5, 0, 255).astype(np.uint8)
+
+    def take_light(self, small: np.ndarray) -> None:
+        """A shadow has lain still so long that it is the light (the settle detector's
+        ``STALE_SHADOW_SECONDS``): take ``small`` as the reference, and keep the one
+        before to go back to when the picture looks like it again (that light is back)."""
+        if self._reference is not None and self._reference.shape == small.shape:
+            self._earlier = self._reference
+        self.learn(small)
+
+    def _back_to_earlier(self, small: np.ndarray) -> None:
+        """Go back to the reference before ``take_light`` when nothing larger than
+        ``max_dice_areas`` differs from it: the light that was taken over is back."""
+        earlier = self._earlier
+        if earlier is None:
+            return
+        if earlier.shape != small.shape:
+            self._earlier = None
+            return
+        if self._alike(small, earlier):
+            self._set_reference(earlier)
+            self._earlier = None
+
+    def _alike(self, small: np.ndarray, other: np.ndarray, skip: np.ndarray | None = None
+               ) -> bool:
+        """Whether nothing larger than ``max_dice_areas`` die areas differs by more than
+        ``level`` between two small frames, inside the tray and outside ``skip``."""
+        assert self._mask is not None
+        differs = (channel_max(cv2.absdiff(small, other)) > self.level).view(np.uint8)
+        changed = cv2.bitwise_and(differs * np.uint8(255), self._mask)
+        if skip is not None:
+            changed[skip > 0] = 0
+        n, _, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=8)
+        return not (n > 1 and stats[1:, cv2.CC_STAT_AREA].max() / self.die_area
+                    > self.max_dice_areas)
 
     def _is_cover(self, small: np.ndarray, blobs: _Blobs, label: int) -> bool:
         """Is blob ``label`` a dice cup upside down (dark, or the dice went into it)? If

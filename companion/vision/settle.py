@@ -8,7 +8,8 @@ below for ``still_seconds`` the tray is at rest. With an ``OcclusionDetector`` a
 with something in the tray that is not a die (a hand resting, a cup, a coaster) is
 "blocked" (or "covered" for a dice cup upside down), never "at rest"; it is checked on
 the first still frame and then again every ``recheck_seconds`` while nothing moves, so
-a shadow that creeps in without motion blocks too.
+a shadow that creeps in without motion blocks too. A shadow that has lain still for
+``STALE_SHADOW_SECONDS`` is taken for the light and stops blocking.
 
 ``new_throw`` compares the tray with the last *accepted* rest, not the last quiet
 frame: the same dice coming back after a hand or cup left are not new. By default
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from companion.vision.occlusion import CLEAR, OcclusionDetector, TrayState, channel_max
+from companion.vision.occlusion import CLEAR, SHADOW, OcclusionDetector, TrayState, channel_max
 from companion.vision.types import VisionError
 
 MOVING = "moving"
@@ -33,6 +34,12 @@ COVERED = "covered"
 # Two frames whose mean brightness differs by more than this share in a channel are
 # compared with the first one brought to the second's (``changed_fraction``).
 GAIN_FOLLOWED = 0.005
+# A "shadow" that has not moved for this long is the light, not someone standing at the
+# table: a lamp that lights part of the tray differently, which no smooth gain explains
+# (``occlusion.LIGHT_MIN``). The tray as it looks is then taken as the reference, so the
+# companion is not blocked for the rest of the evening. A hand, a cup or a thing that
+# lies still stays blocking: under them dice may be hidden; under a shadow they are not.
+STALE_SHADOW_SECONDS = 20.0
 
 
 @dataclass(frozen=True)
@@ -154,6 +161,10 @@ class SettleDetector:
             return None
         self._checked = now
         view = CLEAR if self.occlusion is None else self.occlusion.check(small, size)
+        if view.reason == SHADOW and now - still_since >= STALE_SHADOW_SECONDS:
+            assert self.occlusion is not None
+            self.occlusion.take_light(small)
+            view = self.occlusion.check(small, size)
         if view.blocked:
             # Once covered, a cup stays a cup while it lies still: its outline on the
             # edge of the rule must not flap between covered and blocked.

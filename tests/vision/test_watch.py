@@ -544,3 +544,29 @@ def test_throws_under_a_flickering_light_are_counted_once(stage, recognizer):
         gain = 1.0 + (0.1 if i % 2 else -0.1) * float(rng.uniform(0.6, 1.0))
         writer.frames[i] = np.clip(frame * gain + 0.5, 0, 255).astype(np.uint8)
     assert_throws_as_written(play(writer, recognizer), writer)
+
+
+def test_a_shadow_that_lies_still_for_long_is_taken_for_the_light(stage, recognizer):
+    """A shadow over part of the tray that does not move for ``STALE_SHADOW_SECONDS``
+    is a lamp lighting the tray otherwise, not someone at the table: it stops blocking,
+    the same dice are no throw, and the throws after it (and after the light is back)
+    are read. Before, the tray stayed blocked for as long as that light was on."""
+    from companion.vision.settle import STALE_SHADOW_SECONDS
+
+    writer = Writer(stage, np.random.default_rng(3), FPS)
+    writer.hold(1.0)
+    writer.throw()
+    writer.hold(1.5)
+    writer.shadow(STALE_SHADOW_SECONDS + 3.0)
+    writer.hold(1.0)
+    writer.throw(keep=1)
+    writer.hold(1.5)
+    events = play(writer, recognizer)
+    shadow = writer.events[-2]
+    assert shadow["event"] == "shadow"
+    during = [(i, e.kind) for i, e in events if shadow["start"] <= i < shadow["end"] - 5]
+    blocked = [i for i, kind in during if kind == BLOCKED]
+    assert blocked and any(
+        kind == SAME and (i - blocked[0]) / FPS >= STALE_SHADOW_SECONDS - 1 for i, kind in during
+    ), kinds(events)
+    assert_throws_as_written(events, writer)
