@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -351,30 +351,46 @@ class Writer:
         colour = drawn_colour if colour is None else colour
         ink = ((40, 40, 170), (120, 60, 20), (30, 110, 30))[int(self.rng.integers(3))]
         target = self.spot(self.dice, 4.0) if len(self.dice) < 6 else self.spot([], 0)
-        start_pos = (target[0], h + 4 * e)
         start = len(self.frames)
+        still = self._slide(
+            lambda canvas, at: draw_coaster(canvas, at, e, colour, square, ink),
+            target, h + 4 * e, seconds, stay, 3.0 * e,
+        )
+        if stay:
+            self.mat = (target, colour, square, ink)
+        self.events.append({"event": "coaster", "start": start, "still": still,
+                            "end": len(self.frames)})
+
+    def _slide(self, draw: Callable[[np.ndarray, tuple[float, float]], None],
+               target: tuple[float, float], from_y: float, seconds: float, stay: bool,
+               reach: float, look: HandLook | None = None) -> int:
+        """A hand slides a flat thing (``draw(canvas, centre)``) in from below the frame
+        (``from_y``) to ``target``, leaves it ``seconds`` and slides it out again; with
+        ``stay`` only the hand goes. The fingertips are ``reach`` pixels below the
+        thing's centre. ``look`` is the hand's (None: drawn afresh each frame, as the
+        beer mat's always was, so old seeds give the same frames). Returns the first
+        frame the thing lies still in."""
+        e, h = self.stage.edge, self.stage.background.shape[0]
         base = self.scene()
         frames = 5
         still: int | None = None
         for k in list(range(frames)) + [-1] + list(range(frames - 1, -1, -1)):
             if k == -1:
                 canvas = base.copy()
-                draw_coaster(canvas, target, e, colour, square, ink)
+                draw(canvas, target)
                 still = len(self.frames)
                 self.emit(canvas, self.seconds(seconds))
                 continue
             t = (k + 1) / frames
-            pos = (target[0], start_pos[1] + (target[1] - start_pos[1]) * t)
+            pos = (target[0], from_y + (target[1] - from_y) * t)
             canvas = base.copy()
-            left = stay and still is not None
-            draw_coaster(canvas, target if left else pos, e, colour, square, ink)
-            tip = (pos[0], pos[1] + 3.0 * e)
-            draw_hand(canvas, self.look(), tip, (tip[0], h * 1.5), e, finger=True)
+            draw(canvas, target if stay and still is not None else pos)
+            tip = (pos[0], pos[1] + reach)
+            draw_hand(canvas, self.look() if look is None else look, tip, (tip[0], h * 1.5), e,
+                      finger=True)
             self.emit(canvas)
-        if stay:
-            self.mat = (target, colour, square, ink)
-        self.events.append({"event": "coaster", "start": start, "still": still,
-                            "end": len(self.frames)})
+        assert still is not None
+        return still
 
     def phone(self, seconds: float, stay: bool = False, face_down: bool | None = None,
               back: tuple[int, int, int] | None = None) -> None:
@@ -393,27 +409,11 @@ class Writer:
         mean_x = float(np.mean([d.x for d in self.dice])) if self.dice else x1
         target = (x0 + margin if mean_x > (x0 + x1) / 2 else x1 - margin, (y0 + y1) / 2)
         angle = 90.0 + float(self.rng.uniform(-8, 8))
-        start_pos = (target[0], h + 5 * e)
         start = len(self.frames)
-        base = self.scene()
-        frames = 5
-        look = self.look()
-        still: int | None = None
-        for k in list(range(frames)) + [-1] + list(range(frames - 1, -1, -1)):
-            if k == -1:
-                canvas = base.copy()
-                draw_phone(canvas, target, e, angle, face_down, back)
-                still = len(self.frames)
-                self.emit(canvas, self.seconds(seconds))
-                continue
-            t = (k + 1) / frames
-            pos = (target[0], start_pos[1] + (target[1] - start_pos[1]) * t)
-            canvas = base.copy()
-            left = stay and still is not None
-            draw_phone(canvas, target if left else pos, e, angle, face_down, back)
-            tip = (pos[0], pos[1] + PHONE_EDGES[1] / 2 * e)
-            draw_hand(canvas, look, tip, (tip[0], h * 1.5), e, finger=True)
-            self.emit(canvas)
+        still = self._slide(
+            lambda canvas, at: draw_phone(canvas, at, e, angle, face_down, back),
+            target, h + 5 * e, seconds, stay, PHONE_EDGES[1] / 2 * e, self.look(),
+        )
         if stay:
             self.phone_lying = (target, angle, face_down, back)
         self.events.append({"event": "phone", "start": start, "still": still,
