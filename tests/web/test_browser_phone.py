@@ -424,7 +424,10 @@ def test_pages_show_the_score_and_history_without_javascript(site, page_of):
     # The scorekeeper without JavaScript is told why there is no entry panel.
     page.fill("#pin", PIN)
     page.click("#unlock-button")
-    assert page.locator("p:has-text('Zum Eintragen braucht diese Seite JavaScript')").is_visible()
+    # Without JavaScript the PIN form posts and the page loads anew: wait for it (on a
+    # loaded machine the check ran before the new page was there).
+    page.wait_for_selector("p:has-text('Zum Eintragen braucht diese Seite JavaScript')",
+                           state="visible")
     bock = site.table.create_game("rockthebock", BOCK_SETUP, PIN, activate=False)
     page.goto(f"{site.url}/games/{bock}")
     assert page.locator("#score-table tr[data-player='Rita']").count() == 1
