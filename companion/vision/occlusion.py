@@ -156,9 +156,8 @@ class _Standing:
 
     mask: np.ndarray  # where it stands, with a margin
     area: np.ndarray  # its own pixels (bool, no margin)
-    look: np.ndarray  # those pixels when it was found (int16)
     covered: bool  # it is a dice cup: the tray is covered
-    picture: np.ndarray  # the small frame it was found in (for ``on_standing``)
+    picture: np.ndarray  # the small frame it was found in: how it looked
     moved: bool = False  # something moved since it was found
 
 
@@ -394,8 +393,6 @@ class OcclusionDetector:
         self._set_reference(relit)
         if self._standing is not None:
             standing = self._standing
-            standing.look = np.clip(standing.look * field[standing.area] + 0.5, 0, 255).astype(
-                np.int16)
             standing.picture = np.clip(standing.picture * field + 0.5, 0, 255).astype(np.uint8)
 
     def take_light(self, small: np.ndarray) -> None:
@@ -453,7 +450,6 @@ class OcclusionDetector:
         self._standing = _Standing(
             mask=cv2.dilate(blob, np.ones((k, k), np.uint8)),
             area=blob > 0,
-            look=small[blob > 0].astype(np.int16),
             covered=covered,
             picture=small.copy(),
         )
@@ -496,7 +492,7 @@ class OcclusionDetector:
         """Does the cup (or thing) found earlier still stand where it stood, looking as
         it did?"""
         now = small[standing.area].astype(np.int16)
-        diff = np.abs(now - standing.look)
+        diff = np.abs(now - standing.picture[standing.area])
         most = np.maximum(np.maximum(diff[:, 0], diff[:, 1]), diff[:, 2])
         return float(np.median(most)) < self.level
 
