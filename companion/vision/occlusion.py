@@ -18,16 +18,18 @@ they touch), anything else is larger, or comes in over the tray's rim:
   the first test, next to the dice).
 
 The reference must not hold a hand or a cup. The first frame is it when its inner tray
-(all but a rim of ``INNER_SHARE`` of the tray's size, where the walls are) shows
-nothing unlike the floor larger than ``max_dice_areas`` die areas; otherwise the
-reference is *provisional* until the first still frame that does. Before that, such a thing blocks
-the rest like any occluder: a hand resting in the tray, a cup or a coaster lying
-there when the camera starts. A tray whose floor is not one colour (a printed mat, a
-wrong floor colour) would never pass, so after ``startup_checks`` checks the
+(all but a rim of ``INNER_SHARE`` of the tray's size, where the walls are) shows nothing
+unlike the floor larger than ``max_dice_areas`` die areas; otherwise the reference is
+*provisional* until the first still frame that does. Before that, such a thing blocks
+the rest like any occluder: a hand resting in the tray, a cup or a coaster lying there
+when the camera starts. Until then the floor's colour is taken in each frame's own light
+(a camera that has just started sends its first frames too bright or too dark until its
+exposure settles; a lamp may flicker). A tray whose floor is not one colour (a printed
+mat, a wrong floor colour) would never pass, so after ``startup_checks`` checks the
 reference is taken as it is. Should it hold something after all, the spot that thing
-leaves turns back into floor: where the picture now is like the floor and much nearer
-to it than the reference was, nothing is in the tray (even where the change is mild),
-so the next clean rest heals the reference.
+leaves turns back into floor: where the picture now is like the floor and much nearer to
+it than the reference was, nothing is in the tray (even where the change is mild), so
+the next clean rest heals the reference.
 
 When the light changes (a lamp switched at the next table, the camera's exposure or
 white balance moving) the whole tray differs from the reference. At each still check,
@@ -112,6 +114,10 @@ INNER_SHARE = 0.08
 # Checks of a still tray to wait for a start-up reference with nothing in the tray
 # (the settle detector checks every 0.2 s: 10 s), before taking it as it is.
 STARTUP_CHECKS = 50
+# Before a reference is taken, the tray's commonest colour in the frame stands for the
+# floor when it is the calibrated floor's colour times a gain of at most this much (log
+# units: 0.4 is about ±50 %), alike in the three channels to within the second figure.
+FLOOR_GAIN = (0.4, 0.15)
 # The light over the tray changed (a lamp switched on or off, the camera's exposure or
 # white balance moved) when a still picture is the reference times a smooth gain: per
 # channel a plane in the logarithm of their ratio, fitted to the tray's pixels with what
@@ -504,12 +510,30 @@ class OcclusionDetector:
             if not self.provisional:
                 return CLEAR
         self._startup_left -= 1
+        self._floor_in_light_of(small)
         view = self._floor_check(small)
         if view.blocked and self._startup_left > 0:
             return view
         self._set_reference(small)
         self.provisional = False
         return CLEAR
+
+    def _floor_in_light_of(self, small: np.ndarray) -> None:
+        """Before a reference is taken, the floor's colour as ``small`` shows it: a lamp
+        flickering on the mains or the camera's exposure hunting makes one frame a tenth
+        brighter than the next, which on a light floor is more than ``floor_level`` over
+        the whole tray. The commonest colour of the tray in this frame (a beer mat or a
+        hand lying there covers less of it than the floor shows); with a profile, only
+        when it is the calibrated colour times a gain alike in the three channels
+        (``FLOOR_GAIN``), else the calibrated colour stays."""
+        assert self._floor is not None and self._mask is not None
+        seen = _main_colour(small, self._mask)
+        if self.profile is not None:
+            floor = np.array(self.profile.floor_bgr, np.float32)
+            ratio = np.log((seen + 1.0) / (floor + 1.0))
+            if float(np.abs(ratio).max()) > FLOOR_GAIN[0] or float(np.ptp(ratio)) > FLOOR_GAIN[1]:
+                seen = floor
+        self._floor[:] = np.clip(seen, 0, 255).astype(np.uint8)
 
     def _floor_check(self, small: np.ndarray) -> TrayState:
         """Blocked when the inner tray holds something unlike the floor larger than
@@ -531,9 +555,12 @@ class OcclusionDetector:
 
     def _touches_rim(self, labels: np.ndarray, label: int) -> bool:
         """Does blob ``label`` (found in the inner tray) reach the inner tray's edge?"""
+        return bool(np.any(labels[self._inner_edge() > 0] == label))
+
+    def _inner_edge(self) -> np.ndarray:
+        """The inner tray's outermost pixels (a mask)."""
         assert self._inner is not None
-        edge = cv2.subtract(self._inner, cv2.erode(self._inner, np.ones((3, 3), np.uint8)))
-        return bool(np.any(labels[edge > 0] == label))
+        return cv2.subtract(self._inner, cv2.erode(self._inner, np.ones((3, 3), np.uint8)))
 
     def _is_shadow(self, small: np.ndarray, blob: np.ndarray) -> bool:
         """The blob is the reference, only darker by the same share in every channel."""

@@ -109,6 +109,55 @@ def test_an_occluder_in_the_tray_at_start_up_is_not_the_reference(kind, stage, r
     assert [sorted(e.reading.values) for e in throws] == [x["values"] for x in writer.expected]
 
 
+
+@pytest.mark.parametrize("start_gain", [1.25, 0.75])
+@pytest.mark.parametrize("kind", STARTERS)
+def test_an_occluder_at_start_up_while_the_exposure_settles(kind, start_gain, stage, recognizer):
+    """A camera that has just started sends its first frames a quarter too bright or too
+    dark until its exposure settles (here within half a second), while a hand, cup or
+    coaster lies in the tray: the start-up check takes the floor's colour in each
+    frame's own light, so the empty tray becomes the reference once the thing is gone
+    and both throws are read. Before, the floor's colour was the first frame's: the
+    whole tray stayed "unlike the floor" and every rest of the evening was blocked."""
+    writer = Writer(stage, np.random.default_rng(23), FPS)
+    writer.start_with(kind, 2.0)
+    writer.hold(1.0)
+    writer.throw()
+    writer.hold(1.5)
+    writer.throw(keep=1)
+    writer.hold(1.5)
+    for i in range(8):
+        gain = 1.0 + (start_gain - 1.0) * (1 - i / 8)
+        writer.frames[i] = np.clip(writer.frames[i] * gain + 0.5, 0, 255).astype(np.uint8)
+    events = play(writer, recognizer)
+    left = writer.events[0]["end"]
+    assert all(e.kind != THROW for i, e in events if i < left), kinds(events)
+    assert_throws_as_written(events, writer)
+
+
+def test_with_a_profile_the_start_up_floor_follows_the_light_but_not_another_colour():
+    """With a calibrated floor colour (120 grey), a tray whose first frames come a
+    third brighter is the same floor in other light: a beer mat on it blocks, and once
+    it is gone the tray is the reference. A green cloth where the tray should be is no
+    such gain of the calibrated colour: it stays unlike the floor and blocks."""
+    from companion.vision.tray import TrayProfile
+
+    size = (640, 480)
+    profile = TrayProfile(size, ((0.0, 0.0), (640.0, 0.0), (640.0, 480.0), (0.0, 480.0)),
+                          40.0, (120.0, 120.0, 120.0))
+    bright = np.full((120, 160, 3), 160, np.uint8)
+    with_mat = bright.copy()
+    with_mat[40:80, 60:100] = (40, 60, 150)  # 16 die areas
+    detector = OcclusionDetector(profile)
+    detector.start(with_mat, size)
+    assert detector.check(with_mat, size).blocked
+    assert detector.check(bright, size) == CLEAR and not detector.provisional
+    cloth = np.full((120, 160, 3), (60, 140, 60), np.uint8)
+    detector = OcclusionDetector(profile)
+    detector.start(cloth, size)
+    assert detector.check(cloth, size).blocked and detector.provisional
+
+
 def test_a_reference_taken_with_a_hand_in_it_heals_when_the_hand_leaves(stage, recognizer):
     """A tray that never looks clean at start-up is taken as it is after
     ``startup_checks`` still frames; the spot the hand leaves is floor again, so the
