@@ -19,17 +19,18 @@ they touch), anything else is larger, or comes in over the tray's rim:
 
 The reference must not hold a hand or a cup. The first frame is it when its inner tray
 (all but a rim of ``INNER_SHARE`` of the tray's size, where the walls are) shows nothing
-unlike the floor larger than ``max_dice_areas`` die areas; otherwise the reference is
-*provisional* until the first still frame that does. Before that, such a thing blocks
-the rest like any occluder: a hand resting in the tray, a cup or a coaster lying there
-when the camera starts. Until then the floor's colour is taken in each frame's own light
-(a camera that has just started sends its first frames too bright or too dark until its
-exposure settles; a lamp may flicker). A tray whose floor is not one colour (a printed
-mat, a wrong floor colour) would never pass, so after ``startup_checks`` checks the
-reference is taken as it is. Should it hold something after all, the spot that thing
-leaves turns back into floor: where the picture now is like the floor and much nearer to
-it than the reference was, nothing is in the tray (even where the change is mild), so
-the next clean rest heals the reference.
+unlike the floor larger than ``max_dice_areas`` die areas (nor larger than
+``rim_dice_areas`` coming in from its edge: a hand lying on the wall shows only its
+fingers there); otherwise the reference is *provisional* until the first still frame
+that does. Before that, such a thing blocks the rest like any occluder: a hand resting
+in the tray, a cup or a coaster lying there when the camera starts. Until then the
+floor's colour is taken in each frame's own light (a camera that has just started sends
+its first frames too bright or too dark until its exposure settles; a lamp may flicker).
+A tray whose floor is not one colour (a printed mat, a wrong floor colour) would never
+pass, so after ``startup_checks`` checks the reference is taken as it is. Should it hold
+something after all, the spot that thing leaves turns back into floor: where the picture
+now is like the floor and much nearer to it than the reference was, nothing is in the
+tray (even where the change is mild), so the next clean rest heals the reference.
 
 When the light changes (a lamp switched at the next table, the camera's exposure or
 white balance moving) the whole tray differs from the reference. At each still check,
@@ -537,7 +538,8 @@ class OcclusionDetector:
 
     def _floor_check(self, small: np.ndarray) -> TrayState:
         """Blocked when the inner tray holds something unlike the floor larger than
-        ``max_dice_areas`` die areas (compared with the floor model, not the reference)."""
+        ``max_dice_areas`` die areas, or larger than ``rim_dice_areas`` reaching its edge
+        (compared with the floor model, not the reference)."""
         assert self._floor is not None and self._inner is not None
         unlike = channel_max(cv2.absdiff(small, self._floor)) > self.floor_level
         inner = cv2.bitwise_and(unlike.view(np.uint8) * np.uint8(255), self._inner)
@@ -547,6 +549,11 @@ class OcclusionDetector:
         areas = stats[1:, cv2.CC_STAT_AREA] / self.die_area
         big = int(np.argmax(areas)) + 1
         if areas[big - 1] <= self.max_dice_areas:
+            # A hand reaching in over the wall shows only its fingers in the inner tray:
+            # as in ``check``, a blob coming in from the edge blocks at a smaller size.
+            edge = np.unique(labels[self._inner_edge() > 0])
+            if any(i and areas[i - 1] > self.rim_dice_areas for i in edge):
+                return TrayState(True, HAND)
             return CLEAR
         blob = (labels == big).view(np.uint8)
         if self._is_cup(small, blob):
