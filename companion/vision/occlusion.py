@@ -115,6 +115,13 @@ INNER_SHARE = 0.08
 # Checks of a still tray to wait for a start-up reference with nothing in the tray
 # (the settle detector checks every 0.2 s: 10 s), before taking it as it is.
 STARTUP_CHECKS = 50
+# A blocking blob whose picture differs from the floor's colour by more than
+# ``floor_level`` in at most this share of its pixels looks like bare floor (a textured
+# wooden floor differs so in about a tenth of its pixels, a hand on a light tray in most).
+# It is the spot a hand the floor's colour left when the reference held it (a hand
+# resting on a wooden tray when the camera started), or such a hand: the settle
+# detector takes it for the tray once it has lain still for ``STALE_SHADOW_SECONDS``.
+BARE_SHARE = 0.3
 # Before a reference is taken, the tray's commonest colour in the frame stands for the
 # floor when it is the calibrated floor's colour times a gain of at most this much (log
 # units: 0.4 is about ±50 %), alike in the three channels to within the second figure.
@@ -141,6 +148,9 @@ class TrayState:
     blocked: bool = False
     reason: str = ""
     covered: bool = False
+    # What blocks looks like the bare floor now (see ``BARE_SHARE``): the spot a thing
+    # the floor's colour left, which the reference still holds, or such a thing.
+    bare: bool = False
 
 
 CLEAR = TrayState()
@@ -339,15 +349,24 @@ class OcclusionDetector:
                 # A cup stood against the tray's wall, or its shadow reaches the rim.
                 return TrayState(True, CUP, covered=True)
             blob = np.isin(labels, blob_rim)
-            return TrayState(True, SHADOW if self._is_shadow(small, blob) else HAND)
+            if self._is_shadow(small, blob):
+                return TrayState(True, SHADOW)
+            return TrayState(True, HAND, bare=self._looks_bare(small, blob))
         if areas[big - 1] > self.max_dice_areas:
             if self._is_cover(small, blobs, big):
                 return TrayState(True, CUP, covered=True)
             blob = (labels == big).view(np.uint8)
             if self._fits_aside(blob):
                 self._remember(small, blob, covered=False)
-            return TrayState(True, THING)
+            return TrayState(True, THING, bare=self._looks_bare(small, blob > 0))
         return CLEAR
+
+    def _looks_bare(self, small: np.ndarray, blob: np.ndarray) -> bool:
+        """Whether the picture inside ``blob`` (bool) is mostly the floor's colour: at
+        most ``BARE_SHARE`` of it differs from the floor by more than ``floor_level``."""
+        assert self._floor is not None
+        to_floor = channel_max(cv2.absdiff(small, self._floor))[blob]
+        return bool(np.count_nonzero(to_floor > self.floor_level) <= BARE_SHARE * to_floor.size)
 
     def _light_field(self, small: np.ndarray) -> np.ndarray | None:
         """The gain (h, w, 3) that takes the reference to ``small`` when the light alone

@@ -9,7 +9,9 @@ with something in the tray that is not a die (a hand resting, a cup, a coaster) 
 "blocked" (or "covered" for a dice cup upside down), never "at rest"; it is checked on
 the first still frame and then again every ``recheck_seconds`` while nothing moves, so
 a shadow that creeps in without motion blocks too. A shadow that has lain still for
-``STALE_SHADOW_SECONDS`` is taken for the light and stops blocking.
+``STALE_SHADOW_SECONDS`` is taken for the light and stops blocking; so is a blocker
+that looks like the bare floor (``TrayState.bare``: the spot a hand the floor's colour
+left, when the reference was taken with it in the tray).
 
 ``new_throw`` compares the tray with the last *accepted* rest, not the last quiet
 frame: the same dice coming back after a hand or cup left are not new. By default
@@ -39,6 +41,8 @@ GAIN_FOLLOWED = 0.005
 # (``occlusion.LIGHT_MIN``). The tray as it looks is then taken as the reference, so the
 # companion is not blocked for the rest of the evening. A hand, a cup or a thing that
 # lies still stays blocking: under them dice may be hidden; under a shadow they are not.
+# Nor under a blocker that looks like the bare floor (``TrayState.bare``), which is taken
+# the same way: a hand the floor's colour held in the reference leaves such a spot.
 STALE_SHADOW_SECONDS = 20.0
 
 
@@ -161,9 +165,14 @@ class SettleDetector:
             return None
         self._checked = now
         view = CLEAR if self.occlusion is None else self.occlusion.check(small, size)
-        if view.reason == SHADOW and now - still_since >= STALE_SHADOW_SECONDS:
+        if (view.reason == SHADOW or view.bare) and now - still_since >= STALE_SHADOW_SECONDS:
             assert self.occlusion is not None
-            self.occlusion.take_light(small)
+            if view.bare:
+                # No way back as for a light: the reference before differs from this
+                # picture only mildly, and would be taken back at once.
+                self.occlusion.learn(small)
+            else:
+                self.occlusion.take_light(small)
             view = self.occlusion.check(small, size)
         if view.blocked:
             # Once covered, a cup stays a cup while it lies still: its outline on the

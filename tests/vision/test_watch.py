@@ -154,6 +154,55 @@ def test_a_hand_resting_over_the_wall_blocks_at_start_up(seed, stage, recognizer
     assert_throws_as_written(events, writer)
 
 
+def test_a_hand_the_floors_colour_at_start_up_costs_one_late_throw_not_the_evening(
+    stage, recognizer
+):
+    """A hand the wooden floor's colour resting in the tray when the camera starts
+    passes the start-up check, so the reference holds it. The spot it leaves differs
+    from the reference only mildly and looks like the bare floor: it blocks, and once
+    it has lain still for ``STALE_SHADOW_SECONDS`` it is taken for the tray. The first
+    throw is read then (late); the next one on time. Before, every rest of the evening
+    was "hand in the tray"."""
+    from companion.vision.settle import STALE_SHADOW_SECONDS
+
+    writer = Writer(stage, np.random.default_rng(5), FPS)
+    writer.start_with("rest", 2.0)
+    writer.hold(1.0)
+    writer.throw()
+    writer.hold(STALE_SHADOW_SECONDS + 2.0)
+    writer.throw(keep=1)
+    writer.hold(1.5)
+    events = play(writer, recognizer)
+    throws = [(i, e) for i, e in events if e.kind == THROW]
+    assert [sorted(e.reading.values) for _, e in throws] == [x["values"] for x in writer.expected]
+    late = (throws[0][0] - writer.expected[0]["frame"]) / FPS
+    assert STALE_SHADOW_SECONDS - 1 <= late <= STALE_SHADOW_SECONDS + 2, kinds(events)
+    assert throws[1][0] - writer.expected[1]["frame"] <= FPS, kinds(events)
+
+
+@pytest.mark.parametrize("seed", [1, 5])
+def test_a_hand_resting_in_the_tray_for_long_keeps_blocking(seed, stage, recognizer):
+    """A hand resting in the tray for longer than ``STALE_SHADOW_SECONDS`` is not
+    taken for the tray (dice may be under it): it blocks until it leaves, and the same
+    dice are then no throw (a guard: the rule above takes only what looks like the
+    bare floor)."""
+    from companion.vision.settle import STALE_SHADOW_SECONDS
+
+    writer = Writer(stage, np.random.default_rng(seed), FPS)
+    writer.hold(1.0)
+    writer.throw()
+    writer.hold(1.5)
+    writer.rest(STALE_SHADOW_SECONDS + 5.0)
+    writer.hold(1.0)
+    writer.throw(keep=1)
+    writer.hold(1.5)
+    events = play(writer, recognizer)
+    rest = next(x for x in writer.events if x["event"] == "rest")
+    during = [e.kind for i, e in events if rest["still"] <= i < rest["end"]]
+    assert BLOCKED in during and set(during) <= {BLOCKED, "moving"}, kinds(events)
+    assert_throws_as_written(events, writer)
+
+
 def test_with_a_profile_the_start_up_floor_follows_the_light_but_not_another_colour():
     """With a calibrated floor colour (120 grey), a tray whose first frames come a
     third brighter is the same floor in other light: a beer mat on it blocks, and once
