@@ -43,6 +43,13 @@ still for the settle detector's ``STALE_SHADOW_SECONDS`` is a lamp lighting part
 tray otherwise, and is taken as the reference (``take_light``), the one before kept to
 go back to when the picture looks like it again.
 
+When the camera's stand or the tray is knocked, the whole picture moves: the tray's rim
+and every die's outline differ from the reference. A check that blocks looks for such a
+shift (phase correlation, at most ``KNOCK_EDGES`` die edges); when the reference moved by
+it explains the picture, the reference, a standing thing and the last rest's dice are
+moved along (``_follow_knock``), and the throw watcher takes dice all moved by one shift
+for the same rest.
+
 A round blob (filling ``ROUND_CUP`` of its enclosing circle: a square beer mat does
 not) the size of a dice cup (``CUP_EDGES`` die edges across) whose middle is
 no lighter than the floor (below 110 % of its brightness: leather, dark or coloured
@@ -122,6 +129,9 @@ STARTUP_CHECKS = 50
 # resting on a wooden tray when the camera started), or such a hand: the settle
 # detector takes it for the tray once it has lain still for ``STALE_SHADOW_SECONDS``.
 BARE_SHARE = 0.3
+# The longest shift of the whole picture, in die edges, taken for the camera's stand or
+# the tray knocked (``_follow_knock``; the throw watcher's ``KNOCK_EDGES`` likewise).
+KNOCK_EDGES = 2.0
 # Before a reference is taken, the tray's commonest colour in the frame stands for the
 # floor when it is the calibrated floor's colour times a gain of at most this much (log
 # units: 0.4 is about ±50 %), alike in the three channels to within the second figure.
@@ -319,6 +329,13 @@ class OcclusionDetector:
 
     def check(self, small: np.ndarray, frame_size: tuple[int, int]) -> TrayState:
         """Is the tray blocked by something that is not a die, or covered by a cup?"""
+        view = self._look(small, frame_size)
+        # A knock is looked for only when something blocks: it costs a phase correlation.
+        if view.blocked and not self.provisional and self._follow_knock(small):
+            view = self._look(small, frame_size)
+        return view
+
+    def _look(self, small: np.ndarray, frame_size: tuple[int, int]) -> TrayState:
         if self.provisional:
             startup = self._check_startup(small, frame_size)
             if startup.blocked:
@@ -420,6 +437,54 @@ class OcclusionDetector:
         if self._standing is not None:
             standing = self._standing
             standing.picture = np.clip(standing.picture * field + 0.5, 0, 255).astype(np.uint8)
+
+    def _follow_knock(self, small: np.ndarray) -> bool:
+        """When ``small`` is the reference moved as a whole by a shift of at most
+        ``KNOCK_EDGES`` die edges (the camera's stand or the tray knocked), take the
+        reference, a standing thing and the last rest's dice along: without this, the
+        tray's rim and every die's outline differed from the reference, a "shadow over
+        the tray" until it went stale. Whether it did."""
+        reference = self._reference
+        if reference is None or reference.shape != small.shape:
+            return False
+        grey = [cv2.cvtColor(im, cv2.COLOR_BGR2GRAY).astype(np.float64)
+                for im in (reference, small)]
+        window = cv2.createHanningWindow((small.shape[1], small.shape[0]), cv2.CV_64F)
+        (sx, sy), _ = cv2.phaseCorrelate(grey[0], grey[1], window)
+        edge = math.sqrt(self.die_area)
+        if math.hypot(sx, sy) < 1.0 or math.hypot(sx, sy) > KNOCK_EDGES * edge:
+            return False  # below a small pixel the mild rule of ``foreground`` looks past it
+        h, w = small.shape[:2]
+        shift = np.array([[1, 0, sx], [0, 1, sy]], np.float32)
+
+        def moved(image: np.ndarray, interpolation: int = cv2.INTER_LINEAR) -> np.ndarray:
+            return cv2.warpAffine(image, shift, (w, h), flags=interpolation,
+                                  borderMode=cv2.BORDER_REPLICATE)
+
+        # What came into the picture at its edges was not in the reference.
+        band = np.full((h, w), 255, np.uint8)
+        m = math.ceil(abs(sx)) + 1, math.ceil(abs(sy)) + 1
+        band[m[1] : h - m[1], m[0] : w - m[0]] = 0
+        shifted = moved(reference)
+        inside = (self._mask > 0) & (band == 0) if self._mask is not None else band == 0
+
+        def differs(other: np.ndarray) -> int:
+            far = channel_max(cv2.absdiff(small, other)) > self.soft_level
+            return int(np.count_nonzero(far & inside))
+
+        if differs(shifted) > 0.5 * differs(reference) or not self._alike(small, shifted, band):
+            return False  # more than a knock: a hand, a shadow, dice thrown meanwhile
+        # The strip the knock brought into the picture is taken as it is now.
+        shifted[band > 0] = small[band > 0]
+        self._set_reference(shifted)
+        self._earlier = None
+        if self._standing is not None:
+            st = self._standing
+            st.mask = moved(st.mask, cv2.INTER_NEAREST)
+            st.area = moved(st.area.view(np.uint8), cv2.INTER_NEAREST) > 0
+            st.picture = moved(st.picture)
+        self._rest_dice = [(x + sx, y + sy, r) for x, y, r in self._rest_dice]
+        return True
 
     def take_light(self, small: np.ndarray) -> None:
         """A shadow has lain still so long that it is the light (the settle detector's

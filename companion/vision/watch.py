@@ -25,7 +25,9 @@ compared with the last accepted dice rest:
   unsure one time and as a five unsure the next did not turn over), are the same rest:
   a hand nudged a die, or an occluder left. This tolerance is **0.5 die edges** by
   default: a die pushed by less than half its edge is the same die; a die thrown
-  again lands further away, or shows another face;
+  again lands further away, or shows another face. Two or more dice that all moved by
+  one shift of at most ``KNOCK_EDGES`` die edges, each to within the tolerance, are the
+  same rest too: the camera (or the tray) was knocked, the dice did not move apart;
 - anything else is a new throw.
 
 A die read where the picture is what it was when the tray was last seen empty (the
@@ -55,6 +57,9 @@ from companion.vision.settle import AT_REST, BLOCKED, COVERED, MOVING, SettleDet
 from companion.vision.types import Die, Reading
 
 NUDGE_EDGES = 0.5
+# The longest shift, in die edges, that moves every die of a rest alike and is still the
+# same rest: a knock against the camera's stand or the tray (``same_dice``).
+KNOCK_EDGES = 2.0
 FRAMES_TO_READ = 3
 # A read die whose square changed less than this since the tray was last seen empty is a
 # mark on the floor (see the module's docstring); grey levels, of the most changed
@@ -225,26 +230,53 @@ def _changed_since(die: Die, frame: np.ndarray, empty: np.ndarray) -> bool:
 def same_dice(a: Reading, b: Reading, nudge_edges: float = NUDGE_EDGES) -> bool:
     """True when ``a`` and ``b`` show the same dice: as many, each within ``nudge_edges``
     die edges of one of the other's (one to one) with the same value, or one of the two
-    flagged uncertain."""
+    flagged uncertain; two or more may also all be moved by one shift of up to
+    ``KNOCK_EDGES`` die edges (the camera or the tray knocked)."""
     if len(a.dice) != len(b.dice):
         return False
-    free = list(b.dice)
+    if _all_matched(a.dice, b.dice, (0.0, 0.0), nudge_edges):
+        return True
+    if len(a.dice) < 2:
+        return False  # one die moved is a die moved, whatever moved it
     for die in a.dice:
-        match = _nearest_same(die, free, nudge_edges)
+        for other in b.dice:
+            if not _alike(die, other):
+                continue
+            shift = (die.region.center[0] - other.region.center[0],
+                     die.region.center[1] - other.region.center[1])
+            edge = max(die.region.size, other.region.size, 1.0)
+            if math.hypot(*shift) <= KNOCK_EDGES * edge and _all_matched(
+                a.dice, b.dice, shift, nudge_edges
+            ):
+                return True
+    return False
+
+
+def _all_matched(a: tuple[Die, ...], b: tuple[Die, ...], shift: tuple[float, float],
+                 nudge_edges: float) -> bool:
+    """Whether each die of ``a``, moved back by ``shift``, has its own die in ``b``."""
+    free = list(b)
+    for die in a:
+        match = _nearest_same(die, free, nudge_edges, shift)
         if match is None:
             return False
         free.remove(match)
     return True
 
 
-def _nearest_same(die: Die, others: list[Die], nudge_edges: float) -> Die | None:
+def _alike(die: Die, other: Die) -> bool:
+    """The same value, or one of the two unsure (it may not have turned over)."""
+    return other.value == die.value or die.uncertain or other.uncertain
+
+
+def _nearest_same(die: Die, others: list[Die], nudge_edges: float,
+                  shift: tuple[float, float] = (0.0, 0.0)) -> Die | None:
     best, best_d = None, math.inf
-    x, y = die.region.center
+    x, y = die.region.center[0] - shift[0], die.region.center[1] - shift[1]
     for other in others:
         d = math.hypot(x - other.region.center[0], y - other.region.center[1])
         limit = nudge_edges * max(die.region.size, other.region.size, 1.0)
-        alike = other.value == die.value or die.uncertain or other.uncertain
-        if alike and d <= limit and d < best_d:
+        if _alike(die, other) and d <= limit and d < best_d:
             best, best_d = other, d
     return best
 

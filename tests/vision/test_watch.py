@@ -409,6 +409,58 @@ def test_the_nudge_tolerance_is_half_a_die_edge():
     assert not same_dice(Reading("pips", before.dice[:1], (640, 480)), before)
 
 
+def test_dice_all_moved_by_one_shift_are_the_same_rest():
+    """The camera's stand or the tray knocked moves every die alike: up to
+    ``KNOCK_EDGES`` die edges that is the same rest; further, dice moved apart, or a
+    single die moved, is not."""
+    from companion.vision.watch import KNOCK_EDGES
+
+    before = Reading("pips", (_die(3, 100, 100), _die(5, 300, 100), _die(1, 200, 250)),
+                     (640, 480))
+
+    def moved(dx, dy, odd=(0.0, 0.0)):
+        dice = [_die(d.value, d.region.center[0] + dx, d.region.center[1] + dy)
+                for d in before.dice]
+        dice[2] = _die(1, dice[2].region.center[0] + odd[0], dice[2].region.center[1] + odd[1])
+        return Reading("pips", tuple(reversed(dice)), (640, 480))
+
+    assert same_dice(moved(60, -25), before)  # 65 px of a 40 px die
+    assert same_dice(moved(60, -25, odd=(15, 0)), before)  # and one nudged on top
+    assert not same_dice(moved(60, -25, odd=(25, 0)), before)  # one moved apart
+    far = KNOCK_EDGES * 40 + 5
+    assert not same_dice(moved(far, 0), before)
+    one = Reading("pips", before.dice[:1], (640, 480))
+    assert not same_dice(Reading("pips", (_die(3, 160, 75),), (640, 480)), one)
+
+
+@pytest.mark.parametrize("shift", [(16, 10), (-50, 30)])
+def test_a_knock_that_moves_the_whole_picture_is_no_throw_and_blocks_nothing(
+    shift, stage, recognizer
+):
+    """The camera's stand knocked mid-evening: from one frame on the picture is moved
+    by 19 or 58 px (half to one and a half die edges). The dice lying there are the
+    same rest, nothing blocks, and the next throw is read on time. Before, the moved
+    tray's rim and the dice's outlines were "shadow over the tray" until it went stale
+    (20 s), and the dice moved by more than half an edge a throw of their own."""
+    writer = Writer(stage, np.random.default_rng(1), FPS)
+    writer.hold(1.0)
+    writer.throw()
+    writer.hold(1.5)
+    knock = len(writer.frames)
+    writer.hold(1.5)
+    writer.throw(keep=1)
+    writer.hold(1.5)
+    m = np.float32([[1, 0, shift[0]], [0, 1, shift[1]]])
+    for i in range(knock, len(writer.frames)):
+        h, w = writer.frames[i].shape[:2]
+        writer.frames[i] = cv2.warpAffine(writer.frames[i], m, (w, h),
+                                          borderMode=cv2.BORDER_REPLICATE)
+    events = play(writer, recognizer)
+    after = [e.kind for i, e in events if knock <= i < writer.events[-1]["start"]]
+    assert SAME in after and BLOCKED not in after, kinds(events)
+    assert_throws_as_written(events, writer)
+
+
 def test_a_die_flagged_in_one_reading_is_the_same_die_where_it_lay():
     """A die read unsure as a four, then unsure as a five, where it lay: no new throw;
     a die read sure as another value where it lay did turn over."""
