@@ -26,8 +26,9 @@ compared with the last accepted dice rest:
   a hand nudged a die, or an occluder left. This tolerance is **0.5 die edges** by
   default: a die pushed by less than half its edge is the same die; a die thrown
   again lands further away, or shows another face. Two or more dice that all moved by
-  one shift of at most ``KNOCK_EDGES`` die edges, each to within the tolerance, are the
-  same rest too: the camera (or the tray) was knocked, the dice did not move apart;
+  one shift of at most ``KNOCK_EDGES`` die edges (``occlusion.KNOCK_EDGES``, as far as
+  the occlusion check follows a knock), each to within the tolerance, are the same
+  rest too: the camera (or the tray) was knocked, the dice did not move apart;
 - anything else is a new throw.
 
 A die read where the picture is what it was when the tray was last seen empty (the
@@ -52,14 +53,11 @@ import cv2
 import numpy as np
 
 from companion.vision.combine import combine_with_left_out
-from companion.vision.occlusion import channel_max
+from companion.vision.occlusion import KNOCK_EDGES, channel_max
 from companion.vision.settle import AT_REST, BLOCKED, COVERED, MOVING, SettleDetector
 from companion.vision.types import Die, Reading
 
 NUDGE_EDGES = 0.5
-# The longest shift, in die edges, that moves every die of a rest alike and is still the
-# same rest: a knock against the camera's stand or the tray (``same_dice``).
-KNOCK_EDGES = 2.0
 FRAMES_TO_READ = 3
 # A read die whose square changed less than this since the tray was last seen empty is a
 # mark on the floor (see the module's docstring); grey levels, of the most changed

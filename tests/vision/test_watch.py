@@ -413,7 +413,7 @@ def test_dice_all_moved_by_one_shift_are_the_same_rest():
     """The camera's stand or the tray knocked moves every die alike: up to
     ``KNOCK_EDGES`` die edges that is the same rest; further, dice moved apart, or a
     single die moved, is not."""
-    from companion.vision.watch import KNOCK_EDGES
+    from companion.vision.occlusion import KNOCK_EDGES
 
     before = Reading("pips", (_die(3, 100, 100), _die(5, 300, 100), _die(1, 200, 250)),
                      (640, 480))
