@@ -449,9 +449,27 @@ class OcclusionDetector:
         reference, a standing thing and the last rest's dice along: without this, the
         tray's rim and every die's outline differed from the reference, a "shadow over
         the tray" until it went stale. Whether it did."""
+        knock = self._knock(small)
+        if knock is None:
+            return False
+        sx, sy, moved_reference = knock
+        self._set_reference(moved_reference)
+        self._earlier = None
+        if self._standing is not None:
+            st = self._standing
+            st.mask = _moved(st.mask, sx, sy, cv2.INTER_NEAREST)
+            st.area = _moved(st.area.view(np.uint8), sx, sy, cv2.INTER_NEAREST) > 0
+            st.picture = _moved(st.picture, sx, sy)
+        self._rest_dice = [(x + sx, y + sy, r) for x, y, r in self._rest_dice]
+        return True
+
+    def _knock(self, small: np.ndarray) -> tuple[float, float, np.ndarray] | None:
+        """The shift (x, y) that takes the reference to ``small``, and the reference
+        moved by it, the strip the knock brought into the picture taken from ``small``;
+        None when no shift of a knock's size explains the picture."""
         reference = self._reference
         if reference is None or reference.shape != small.shape:
-            return False
+            return None
         h, w = small.shape[:2]
         grey = [cv2.cvtColor(im, cv2.COLOR_BGR2GRAY).astype(np.float64)
                 for im in (reference, small)]
@@ -461,48 +479,31 @@ class OcclusionDetector:
         window = cv2.createHanningWindow((w, h), cv2.CV_64F)
         found = [cv2.phaseCorrelate(grey[0], grey[1])[0],
                  cv2.phaseCorrelate(grey[0], grey[1], window)[0]]
-        edge = math.sqrt(self.die_area)
         inside = self._mask > 0 if self._mask is not None else np.ones((h, w), bool)
-
-        def differs(other: np.ndarray, band: np.ndarray) -> int:
-            far = channel_max(cv2.absdiff(small, other)) > self.soft_level
-            return int(np.count_nonzero(far & inside & (band == 0)))
-
         best = None
         for sx, sy in found:
-            if not 1.0 <= math.hypot(sx, sy) <= KNOCK_EDGES * edge:
+            if not 1.0 <= math.hypot(sx, sy) <= KNOCK_EDGES * math.sqrt(self.die_area):
                 continue  # below a small pixel the mild rule of ``foreground`` looks past it
             # What came into the picture at its edges was not in the reference.
             band = np.full((h, w), 255, np.uint8)
             mx, my = math.ceil(abs(sx)) + 1, math.ceil(abs(sy)) + 1
             band[my : h - my, mx : w - mx] = 0
-            shift = np.array([[1, 0, sx], [0, 1, sy]], np.float32)
-            shifted = cv2.warpAffine(reference, shift, (w, h), borderMode=cv2.BORDER_REPLICATE)
-            score = differs(shifted, band)
-            if score <= KNOCK_FITS * differs(reference, band) and (best is None or score < best[0]):
-                best = (score, shift, shifted, band)
+            counted = inside & (band == 0)
+            shifted = _moved(reference, sx, sy)
+            score, before = (
+                int(np.count_nonzero(
+                    (channel_max(cv2.absdiff(small, other)) > self.soft_level) & counted))
+                for other in (shifted, reference)
+            )
+            if score <= KNOCK_FITS * before and (best is None or score < best[0]):
+                best = (score, sx, sy, shifted, band)
         if best is None:
-            return False
-        _, shift, shifted, band = best
+            return None
+        _, sx, sy, shifted, band = best
         if not self._alike(small, shifted, band):
-            return False  # more than a knock: a hand, a shadow
-        # The strip the knock brought into the picture is taken as it is now.
+            return None  # more than a knock: a hand, a shadow
         shifted[band > 0] = small[band > 0]
-        self._set_reference(shifted)
-        self._earlier = None
-
-        def moved(image: np.ndarray, interpolation: int = cv2.INTER_LINEAR) -> np.ndarray:
-            return cv2.warpAffine(image, shift, (w, h), flags=interpolation,
-                                  borderMode=cv2.BORDER_REPLICATE)
-
-        if self._standing is not None:
-            st = self._standing
-            st.mask = moved(st.mask, cv2.INTER_NEAREST)
-            st.area = moved(st.area.view(np.uint8), cv2.INTER_NEAREST) > 0
-            st.picture = moved(st.picture)
-        sx, sy = float(shift[0, 2]), float(shift[1, 2])
-        self._rest_dice = [(x + sx, y + sy, r) for x, y, r in self._rest_dice]
-        return True
+        return float(sx), float(sy), shifted
 
     def take_light(self, small: np.ndarray) -> None:
         """A shadow has lain still so long that it is the light (the settle detector's
@@ -800,6 +801,15 @@ def channel_max(image: np.ndarray) -> np.ndarray:
     """The largest of the three channels per pixel (``image.max(axis=2)``, which numpy
     reduces some 30 times slower over so short an axis: this runs on every frame)."""
     return np.maximum(np.maximum(image[:, :, 0], image[:, :, 1]), image[:, :, 2])
+
+
+def _moved(image: np.ndarray, sx: float, sy: float,
+           interpolation: int = cv2.INTER_LINEAR) -> np.ndarray:
+    """``image`` moved by (``sx``, ``sy``) pixels, its edges repeated into the gap."""
+    h, w = image.shape[:2]
+    shift = np.array([[1, 0, sx], [0, 1, sy]], np.float32)
+    return cv2.warpAffine(image, shift, (w, h), flags=interpolation,
+                          borderMode=cv2.BORDER_REPLICATE)
 
 
 def _main_colour(small: np.ndarray, mask: np.ndarray) -> np.ndarray:
