@@ -70,8 +70,12 @@ class Phone:
         headers = {"Accept": "application/json", "Content-Type": content_type}
         if hasattr(self, "cookie"):
             headers |= {"Cookie": self.cookie, "X-CSRF-Token": self.token}
-        conn.request(method, url, body=body, headers=headers)
-        response = conn.getresponse()
+        try:
+            conn.request(method, url, body=body, headers=headers)
+            response = conn.getresponse()
+        except BaseException:
+            conn.close()  # the server died mid-request: leave no socket open
+            raise
         response.read = _reader(response, conn)  # type: ignore[method-assign]
         return response
 
