@@ -16,7 +16,7 @@ import logging
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from companion.games import GameError
 from companion.games.phrase import Phrase
@@ -50,6 +50,14 @@ class Recognizer(Protocol):
 
     def read(self, frame: Any) -> Reading:
         """Read the dice in a BGR frame."""
+
+
+@runtime_checkable
+class FollowsTray(Protocol):
+    """A recogniser that reads in a calibrated tray, and follows it when knocked."""
+
+    def follow_tray(self, knocked: tuple[float, float]) -> None:
+        """Read in the calibrated tray moved by ``knocked`` (shares of the frame)."""
 
 
 @dataclass(frozen=True)
@@ -90,7 +98,7 @@ class Companion:
         self.table = table
         self.recognizers = dict(recognizers)
         self.settle = settle
-        self.watcher = ThrowWatcher(self._read, settle, frames_to_read)
+        self.watcher = ThrowWatcher(self._read, settle, frames_to_read, follow=self._follow_tray)
         self.tracker = tracker or TurnTracker(proposers=GAMES.proposers())
         self._lock = threading.Lock()
         self.frames = 0
@@ -104,6 +112,15 @@ class Companion:
         if game_id is None:
             return None
         return game_id, self.table.snapshot(game_id)
+
+    def _follow_tray(self, knocked: tuple[float, float]) -> None:
+        """The camera or the tray was knocked: every recogniser reads in the moved tray."""
+        if knocked != (0.0, 0.0):
+            log.info("the picture moved by %.1f %% x %.1f %% of the frame (a knock): the"
+                     " calibrated tray follows it", 100 * knocked[0], 100 * knocked[1])
+        for recognizer in self.recognizers.values():
+            if isinstance(recognizer, FollowsTray):
+                recognizer.follow_tray(knocked)
 
     def _read(self, image: Any) -> Reading:
         """Read a still frame with the active game's recogniser; no dice without one."""
@@ -200,7 +217,11 @@ class Companion:
             self.recognizers = dict(recognizers)
             if settle is not None:
                 self.settle = settle
-                self.watcher = ThrowWatcher(self._read, settle, self.watcher.frames_to_read)
+                self.watcher = ThrowWatcher(self._read, settle, self.watcher.frames_to_read,
+                                            follow=self._follow_tray)
+            elif self.settle.occlusion is not None:
+                # The same tray, maybe knocked since it was calibrated.
+                self._follow_tray(self.settle.occlusion.knocked)
 
     def confirm(self) -> Outcome:
         """Record what the camera read for the player whose turn it is (a short press)."""

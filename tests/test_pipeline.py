@@ -10,8 +10,12 @@ import pytest
 from companion.hardware.camera import ReplaySource
 from companion.pipeline import Companion
 from companion.synth.render import render_throw
+from companion.synth.stage import render_stage
+from companion.synth.writer import Writer
+from companion.vision.occlusion import OcclusionDetector
 from companion.vision.recognizer import PipRecognizer
 from companion.vision.settle import SettleDetector
+from companion.vision.types import Reading
 
 
 def easy_scene(seed, faces):
@@ -168,6 +172,56 @@ def test_a_changed_frame_size_starts_settle_detection_afresh(table):
     assert companion.settle.state != "moving"
     companion.process(np.full((240, 320, 3), 120, np.uint8), 1.0)
     assert companion.settle.state == "moving" and companion.settle.frame_size == (320, 240)
+
+
+class _Follower:
+    """A recogniser that reads no dice and notes where it is told the tray moved."""
+
+    def __init__(self):
+        self.knocks = []
+
+    def read(self, frame):
+        return Reading("pips", (), (frame.shape[1], frame.shape[0]))
+
+    def follow_tray(self, knocked):
+        self.knocks.append(knocked)
+
+
+class _Reader:
+    """A recogniser without a tray to follow (it has no ``follow_tray``)."""
+
+    def read(self, frame):
+        return Reading("bock", (), (frame.shape[1], frame.shape[0]))
+
+
+def test_a_knocked_camera_moves_the_tray_of_every_recogniser(table):
+    """The camera's stand knocked by 16x10 px of a 640x480 frame between two rests: the
+    next rest is read after each recogniser that reads in a calibrated tray was told how
+    far the picture moved; recognisers set up afterwards (a game's models loaded) are
+    told too."""
+    writer = Writer(render_stage(5), np.random.default_rng(1), 15.0)
+    writer.hold(1.0)
+    writer.throw()
+    writer.hold(1.5)
+    knock = len(writer.frames)
+    writer.hold(1.5)
+    shift = np.float32([[1, 0, 16], [0, 1, 10]])
+    for i in range(knock, len(writer.frames)):
+        writer.frames[i] = cv2.warpAffine(writer.frames[i], shift, (640, 480),
+                                          borderMode=cv2.BORDER_REPLICATE)
+    pips = _Follower()
+    companion = Companion(table, {"schocken": pips, "rockthebock": _Reader()},
+                          SettleDetector(0.6, occlusion=OcclusionDetector()))
+    for i, frame in enumerate(writer.frames[:knock]):
+        companion.process(frame, i / 15.0)
+    assert pips.knocks == []
+    for i, frame in enumerate(writer.frames[knock:], start=knock):
+        companion.process(frame, i / 15.0)
+    assert len(pips.knocks) == 1
+    assert pips.knocks[0] == pytest.approx((16 / 640, 10 / 480), abs=0.002)
+    later = _Follower()
+    companion.use_recognizers({"schocken": later})
+    assert later.knocks == pips.knocks
 
 
 @pytest.mark.slow

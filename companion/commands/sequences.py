@@ -105,7 +105,8 @@ def reported_throws(
     from companion.vision.watch import THROW, ThrowWatcher
 
     watcher = ThrowWatcher(
-        recognizer.read, SettleDetector(settle_seconds, occlusion=OcclusionDetector(profile))
+        recognizer.read, SettleDetector(settle_seconds, occlusion=OcclusionDetector(profile)),
+        follow=recognizer.follow_tray,
     )
     tracker = TurnTracker()
     out: list[Reported] = []

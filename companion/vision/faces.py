@@ -163,6 +163,7 @@ class BockRecognizer:
         look_for_tray: bool = False,
     ) -> None:
         self.profile = profile
+        self.calibrated = profile  # as calibrated; ``profile`` follows knocks
         self.classifier = FaceClassifier(models, min_confidence=min_confidence)
         self.enrolled = tuple(sorted(models)) if models else ()
         self.spotter = choose_spotter(finder, spotter, BockSpotter, DEFAULT_MODEL)
@@ -180,6 +181,13 @@ class BockRecognizer:
             TrayKeeper(self._holds_the_dice)
             if look_for_tray and profile is None and self.spotter is not None else None
         )
+
+    def follow_tray(self, knocked: tuple[float, float]) -> None:
+        """Read in the calibrated tray moved by ``knocked`` (shares of the frame's width
+        and height; ``OcclusionDetector.knocked``): the camera or the tray was knocked.
+        Without a profile nothing changes: the tray is looked for in each frame."""
+        if self.calibrated is not None:
+            self.profile = self.calibrated.moved(knocked)
 
     def __repr__(self) -> str:
         return (

@@ -48,7 +48,9 @@ and every die's outline differ from the reference. A check that blocks looks for
 shift (phase correlation, at most ``KNOCK_EDGES`` die edges); when the reference moved by
 it explains the picture, the reference, a standing thing and the last rest's dice are
 moved along (``_follow_knock``), and the throw watcher takes dice all moved by one shift
-for the same rest.
+for the same rest. With a profile the tray's outline moves along too, and ``knocked``
+says by how much in all, for the recognisers to read in the moved tray (a die lying
+against the wall fell outside the tray where it was calibrated and was not read).
 
 A round blob (filling ``ROUND_CUP`` of its enclosing circle: a square beer mat does
 not) the size of a dice cup (``CUP_EDGES`` die edges across) whose middle is
@@ -242,6 +244,9 @@ class OcclusionDetector:
         self._scale = 1.0  # small pixels per frame pixel
         self._frame_size: tuple[int, int] | None = None
         self.die_edge = None if self.profile is None else self.profile.die_size
+        # How far knocks moved the picture since the first reference, as shares of the
+        # frame's width and height (``_follow_knock``).
+        self.knocked = (0.0, 0.0)
 
     def start(self, small: np.ndarray, frame_size: tuple[int, int]) -> None:
         """Take the first frame of a stream as the reference (and the floor's colour when
@@ -461,6 +466,16 @@ class OcclusionDetector:
             st.area = _moved(st.area.view(np.uint8), sx, sy, cv2.INTER_NEAREST) > 0
             st.picture = _moved(st.picture, sx, sy)
         self._rest_dice = [(x + sx, y + sy, r) for x, y, r in self._rest_dice]
+        h, w = small.shape[:2]
+        self.knocked = (self.knocked[0] + sx / w, self.knocked[1] + sy / h)
+        if self.profile is not None:
+            # The calibrated tray moved with the picture: its outline, rim and inner
+            # tray follow. (Without a profile the outline is the frame's margin.)
+            assert self._mask is not None and self._rim is not None
+            assert self._inner is not None
+            self._mask, self._rim, self._inner = (
+                _moved(m, sx, sy, cv2.INTER_NEAREST) for m in (self._mask, self._rim, self._inner)
+            )
         return True
 
     def _knock(self, small: np.ndarray) -> tuple[float, float, np.ndarray] | None:

@@ -105,6 +105,7 @@ class PipRecognizer:
         if max_dice is not None and (isinstance(max_dice, bool) or max_dice < 1):
             raise ValueError(f"max_dice must be a whole number of at least 1, not {max_dice!r}")
         self.profile = profile
+        self.calibrated = profile  # as calibrated; ``profile`` follows knocks
         # How many dice the game in play uses (Schocken: three), or None for any number.
         # A reading with more dice than that drops its surplus *uncertain* dice (``limit``).
         self.max_dice = max_dice
@@ -125,6 +126,13 @@ class PipRecognizer:
         self._measured: np.ndarray | None = None
         # Per frame size: the last frame measured, shrunk (``_scene``), and its measure.
         self._scenes: dict[tuple[int, int], tuple[np.ndarray, float | None]] = {}
+
+    def follow_tray(self, knocked: tuple[float, float]) -> None:
+        """Read in the calibrated tray moved by ``knocked`` (shares of the frame's width
+        and height; ``OcclusionDetector.knocked``): the camera or the tray was knocked.
+        Without a profile nothing changes: the tray is looked for in each frame."""
+        if self.calibrated is not None:
+            self.profile = self.calibrated.moved(knocked)
 
     def __repr__(self) -> str:
         return (

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
@@ -50,6 +50,18 @@ class TrayProfile:
         mask = np.zeros((h, w), np.uint8)
         cv2.fillPoly(mask, [pts], 255)
         return mask
+
+    def moved(self, share: tuple[float, float]) -> TrayProfile:
+        """The profile with its tray moved by ``share`` (x, y) of the frame's width and
+        height: the camera or the tray knocked (``OcclusionDetector.knocked``). Corners
+        that would leave the frame stop at its edge."""
+        w, h = self.frame_size
+        dx, dy = share[0] * w, share[1] * h
+        corners = tuple(
+            (min(max(x + dx, 0.0), float(w)), min(max(y + dy, 0.0), float(h)))
+            for x, y in self.corners
+        )
+        return replace(self, corners=corners)
 
     def to_dict(self) -> dict:
         """The JSON-ready form documented in ``calibration/README.md``."""

@@ -31,6 +31,9 @@ compared with the last accepted dice rest:
   rest too: the camera (or the tray) was knocked, the dice did not move apart;
 - anything else is a new throw.
 
+With ``follow``, a rest is read after the recognisers were told how far knocks moved
+the picture (``OcclusionDetector.knocked``): a calibrated tray is read where it lies now.
+
 A die read where the picture is what it was when the tray was last seen empty (the
 last clean rest without dice) is a mark on the floor, not a die: a speck, a stain or a
 scratch the net reads as a one. Its square must differ from the empty tray's by more
@@ -97,10 +100,15 @@ class ThrowWatcher:
         settle: SettleDetector,
         frames_to_read: int = FRAMES_TO_READ,
         nudge_edges: float = NUDGE_EDGES,
+        follow: Callable[[tuple[float, float]], None] | None = None,
     ) -> None:
         if frames_to_read < 1:
             raise ValueError(f"frames_to_read must be at least 1, got {frames_to_read}")
         self.read = read
+        # Told ``OcclusionDetector.knocked`` before a rest is read, when it changed: the
+        # recognisers' ``follow_tray``.
+        self.follow = follow
+        self._followed = (0.0, 0.0)
         self.settle = settle
         settle.auto_accept = False
         self.frames_to_read = frames_to_read
@@ -150,6 +158,7 @@ class ThrowWatcher:
         if not event.new_throw and self.last is not None:
             self._accept(self.last)
             return WatchEvent(SAME, now, self.last)
+        self._follow_knock()
         try:
             readings = [self.read(f) for f in self._still]
         except Exception:
@@ -161,6 +170,14 @@ class ThrowWatcher:
             self._without_marks(reading, self._still[-1]), now,
             self._without_marks(seldom, self._still[-1]).dice,
         )
+
+    def _follow_knock(self) -> None:
+        """Tell ``follow`` how far knocks have moved the picture, when that changed."""
+        occlusion = self.settle.occlusion
+        if self.follow is None or occlusion is None or occlusion.knocked == self._followed:
+            return
+        self._followed = occlusion.knocked
+        self.follow(occlusion.knocked)
 
     def _without_marks(self, reading: Reading, frame: np.ndarray) -> Reading:
         """``reading`` less the dice that are marks on the floor (module's docstring)."""

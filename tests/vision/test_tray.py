@@ -82,6 +82,20 @@ def test_profile_round_trips_through_json(tmp_path):
     assert big[5, 5] == 0 and big[480, 640] == 255
 
 
+def test_a_knocked_profile_moves_its_tray_and_keeps_it_in_the_frame():
+    """``moved`` takes shares of the frame (a knock measured on the small frames holds
+    for every frame size); a corner that would leave the frame stops at its edge."""
+    profile = TrayProfile(
+        (640, 480), ((10, 10), (600, 12), (598, 470), (8, 468)), 41.5, (120.0, 130.0, 140.0)
+    )
+    moved = profile.moved((0.05, -0.025))
+    assert np.allclose(moved.corners, ((42, 0), (632, 0), (630, 458), (40, 456)))
+    assert (moved.frame_size, moved.die_size, moved.floor_bgr) == (
+        profile.frame_size, profile.die_size, profile.floor_bgr)
+    assert TrayProfile.from_dict(moved.to_dict()) == moved  # still a valid profile
+    assert profile.moved((0.0, 0.0)) == profile
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [

@@ -12,11 +12,13 @@ import numpy as np
 import pytest
 from pipdraw import photos_dir
 
+from companion.synth.scene import homography, surround
 from companion.synth.stage import render_stage, tray_a_stage
 from companion.synth.writer import OCCLUDERS, STARTERS, Writer, occluder
 from companion.vision.occlusion import CLEAR, CUP, HAND, SHADOW, THING, OcclusionDetector
 from companion.vision.recognizer import PipRecognizer
 from companion.vision.settle import SettleDetector
+from companion.vision.tray import TrayProfile
 from companion.vision.types import Die, DieRegion, Reading
 from companion.vision.watch import (
     BLOCKED,
@@ -463,6 +465,73 @@ def test_a_knock_that_moves_the_whole_picture_is_no_throw_and_blocks_nothing(
     assert BLOCKED not in after, kinds(events)
     assert with_throw or SAME in after, kinds(events)
     assert_throws_as_written(events, writer)
+
+
+def _camera_frames(writer, stage, floor_area):
+    """The writer's frames as a camera on a stand sends them: each put into one 1280x960
+    frame of a wooden table, on the same four corners, a little slanted; and the profile
+    of that set-up, calibrated by the corners of the tray's floor (``floor_area``)."""
+    size = (1280, 960)
+    corners = np.array([[330, 230], [970, 250], [990, 740], [310, 730]], np.float64)
+    table = surround("wood", size, np.random.default_rng(3), 40.0)
+    h, w = writer.frames[0].shape[:2]
+    matrix = homography((w, h), corners)
+    inside = cv2.warpPerspective(np.full((h, w), 255, np.uint8), matrix, size,
+                                 flags=cv2.INTER_NEAREST) > 0
+    frames = []
+    for picture in writer.frames:
+        frame = table.copy()
+        frame[inside] = cv2.warpPerspective(picture, matrix, size)[inside]
+        frames.append(frame)
+    x0, y0, x1, y1 = floor_area
+    floor = cv2.perspectiveTransform(
+        np.array([[[x0, y0]], [[x1, y0]], [[x1, y1]], [[x0, y1]]], np.float64), matrix)
+    colour = np.median(frames[0][inside], axis=0)
+    profile = TrayProfile(size, tuple((float(x), float(y)) for x, y in floor.reshape(4, 2)),
+                          stage.edge * (corners[1, 0] - corners[0, 0]) / w,
+                          tuple(float(c) for c in colour))
+    return frames, profile
+
+
+@pytest.mark.parametrize(("seed", "shift"), [(4, (50, 30)), (2, (0, -60)), (5, (-50, -30))])
+def test_a_knock_with_a_profile_moves_the_tray_the_dice_are_read_in(seed, shift, stage):
+    """A calibrated camera knocked by about one and a half die edges while dice lie
+    against the tray's wall: the tray the recogniser reads in moves with the picture.
+    Before, it stayed where it was calibrated, and a die pushed past it by the knock was
+    not read (a throw with a die missing, or the rest after the knock a throw of its own
+    with one die fewer)."""
+    margin = 1.6 * stage.edge  # ``render_stage`` keeps the dice this far from the wall
+    x0, y0, x1, y1 = stage.area
+    floor_area = (x0 - margin, y0 - margin, x1 + margin, y1 + margin)
+    reach = margin - 0.6 * stage.edge  # let them lie against it
+    near_the_wall = replace(stage, area=(x0 - reach, y0 - reach, x1 + reach, y1 + reach))
+    writer = Writer(near_the_wall, np.random.default_rng(seed), FPS)
+    writer.hold(1.0)
+    writer.throw()
+    writer.hold(1.5)
+    knock = len(writer.frames)
+    writer.hold(1.5)
+    writer.throw(keep=1)
+    writer.hold(1.5)
+    writer.throw()
+    writer.hold(1.5)
+    frames, profile = _camera_frames(writer, stage, floor_area)
+    m = np.float32([[1, 0, shift[0]], [0, 1, shift[1]]])
+    for i in range(knock, len(frames)):
+        frames[i] = cv2.warpAffine(frames[i], m, (1280, 960), borderMode=cv2.BORDER_REPLICATE)
+    recognizer = PipRecognizer(profile=profile)
+    occlusion = OcclusionDetector(profile)
+    watcher = ThrowWatcher(recognizer.read, SettleDetector(0.6, occlusion=occlusion),
+                           follow=recognizer.follow_tray)
+    events = []
+    for i, frame in enumerate(frames):
+        event = watcher.update(frame, i / FPS)
+        if event is not None:
+            events.append((i, event))
+    assert BLOCKED not in kinds(events), kinds(events)
+    assert_throws_as_written(events, writer)
+    assert occlusion.knocked == pytest.approx((shift[0] / 1280, shift[1] / 960), abs=0.003)
+    assert recognizer.profile == profile.moved(occlusion.knocked)
 
 
 def test_a_die_flagged_in_one_reading_is_the_same_die_where_it_lay():
