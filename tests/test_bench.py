@@ -50,6 +50,8 @@ def test_bench_load_prints_percentiles_errors_streams_and_rss():
 def test_bench_settle_prints_ms_per_frame():
     out = run("bench_settle.py", "--repeat", "1")
     assert "ms per frame" in out and "320x240" in out
+    out = run("bench_settle.py", "--repeat", "1", "--size", "320x180", "--tray-part")
+    assert "ms per frame" in out and "calibrated 1920x1080" in out
 
 
 def test_bench_tray_view_prints_whole_frames_against_the_bare_tray():

@@ -318,6 +318,30 @@ def compose(
     return Scene(decoded, map_dice(dice, matrix), corners)
 
 
+def on_a_stand(
+    pictures: Sequence[np.ndarray],
+    corners: np.ndarray,
+    size: tuple[int, int],
+    rng: np.random.Generator,
+    kind: str = "wood",
+) -> list[np.ndarray]:
+    """Pictures of a tray (its floor edge to edge, all of one size) as a camera on a
+    stand sends them: each warped onto the same four ``corners`` (clockwise from top
+    left) of one ``size`` frame of a table of ``kind`` (``surround``)."""
+    h, w = pictures[0].shape[:2]
+    matrix = homography((w, h), np.asarray(corners, np.float64))
+    side = float(np.linalg.norm(np.subtract(corners[1], corners[0])))
+    table = surround(kind, size, rng, 40.0 * side / w)
+    inside = cv2.warpPerspective(np.full((h, w), 255, np.uint8), matrix, size,
+                                 flags=cv2.INTER_NEAREST) > 0
+    frames = []
+    for picture in pictures:
+        frame = table.copy()
+        frame[inside] = cv2.warpPerspective(picture, matrix, size)[inside]
+        frames.append(frame)
+    return frames
+
+
 def label_line(die: LabelledDie, size: tuple[int, int]) -> str:
     """One YOLO label line (pip dice: class = value - 1) for a die of a ``size`` frame."""
     w, h = size

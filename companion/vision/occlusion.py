@@ -131,6 +131,17 @@ STARTUP_CHECKS = 50
 # resting on a wooden tray when the camera started), or such a hand: the settle
 # detector takes it for the tray once it has lain still for ``STALE_SHADOW_SECONDS``.
 BARE_SHARE = 0.3
+# With a profile the small frames show the tray's bounding box and this share of its
+# width and height on every side (``window``): the wall, and a hand coming over it.
+# The table around is not watched: a glass set down beside the tray is no motion in it,
+# and the tray's dice are as many small pixels across as where it fills the frame.
+WINDOW_MARGIN = 0.08
+# A die's edge in small pixels with a profile (``small_side``): tray-a's dice where the
+# tray fills the frame, shrunk to 160 px (the settle detector's side, on which its levels
+# and this module's die areas were set), are 7; a camera further away gets larger small
+# frames, up to ``MAX_SMALL_SIDE`` (the Pi's lores stream is 320 px wide).
+SMALL_DIE = 7.0
+MAX_SMALL_SIDE = 320
 # The longest shift of the whole picture, in die edges, taken for the camera's stand or
 # the tray knocked (``_follow_knock``; the throw watcher's ``KNOCK_EDGES`` likewise).
 KNOCK_EDGES = 2.0
@@ -242,6 +253,7 @@ class OcclusionDetector:
         # The dice of the last accepted rest (``rest``): x, y and a spot's radius.
         self._rest_dice: list[tuple[float, float, float]] = []
         self._scale = 1.0  # small pixels per frame pixel
+        self._origin = (0.0, 0.0)  # the frame pixel at the small frame's top left
         self._frame_size: tuple[int, int] | None = None
         self.die_edge = None if self.profile is None else self.profile.die_size
         # How far knocks moved the picture since the first reference, as shares of the
@@ -254,12 +266,51 @@ class OcclusionDetector:
         if self._reference is None or self._reference.shape != small.shape:
             self._setup(small, frame_size)
 
+    def window(self, frame_size: tuple[int, int]) -> tuple[int, int, int, int]:
+        """The part of a ``frame_size`` frame the small frames show (x0, y0, x1, y1): with
+        a profile, the tray's bounding box widened by ``WINDOW_MARGIN`` of its size on
+        every side (the wall, a hand coming over it), within the frame; without one, the
+        whole frame (the camera frames the tray)."""
+        w, h = frame_size
+        if self.profile is None:
+            return (0, 0, w, h)
+        xs, ys = zip(*self._corners(frame_size), strict=True)
+        mx = WINDOW_MARGIN * (max(xs) - min(xs))
+        my = WINDOW_MARGIN * (max(ys) - min(ys))
+        return (max(0, math.floor(min(xs) - mx)), max(0, math.floor(min(ys) - my)),
+                min(w, math.ceil(max(xs) + mx)), min(h, math.ceil(max(ys) + my)))
+
+    def small_side(self, frame_size: tuple[int, int], side: int) -> int:
+        """The longer side of the small frames (at least ``side``): with a profile that
+        knows the die, large enough that a die's edge is ``SMALL_DIE`` small pixels
+        across, up to ``MAX_SMALL_SIDE``."""
+        if self.profile is None or not self.profile.die_size:
+            return side
+        x0, y0, x1, y1 = self.window(frame_size)
+        die = self.profile.die_size * frame_size[0] / self.profile.frame_size[0]
+        return max(side, min(MAX_SMALL_SIDE, math.ceil(SMALL_DIE * max(x1 - x0, y1 - y0) / die)))
+
+    def _corners(self, frame_size: tuple[int, int]) -> list[tuple[float, float]]:
+        """The profile's tray corners in frame pixels of ``frame_size``."""
+        assert self.profile is not None
+        fx = frame_size[0] / self.profile.frame_size[0]
+        fy = frame_size[1] / self.profile.frame_size[1]
+        return [(x * fx, y * fy) for x, y in self.profile.corners]
+
+    def _small_point(self, x: float, y: float) -> tuple[float, float]:
+        """A frame pixel's place in the small frame."""
+        return ((x - self._origin[0]) * self._scale, (y - self._origin[1]) * self._scale)
+
     def _setup(self, small: np.ndarray, frame_size: tuple[int, int]) -> None:
         h, w = small.shape[:2]
         self._frame_size = frame_size
-        self._scale = w / frame_size[0]
+        x0, y0, x1, _ = self.window(frame_size)
+        self._origin = (float(x0), float(y0))
+        self._scale = w / (x1 - x0)
         if self.profile is not None:
-            mask = self.profile.valid_mask(small.shape)
+            mask = np.zeros((h, w), np.uint8)
+            corners = [self._small_point(x, y) for x, y in self._corners(frame_size)]
+            cv2.fillPoly(mask, [np.array(corners, np.int32)], 255)
             floor = np.array(self.profile.floor_bgr, np.float32)
             if self.die_edge is not None:
                 self.die_edge *= frame_size[0] / self.profile.frame_size[0]
@@ -332,7 +383,8 @@ class OcclusionDetector:
             disc = np.zeros_like(fg)
             x, y = die.region.center
             radius = max(1, round(0.5 * die.region.size * self._scale))
-            cv2.circle(disc, (round(x * self._scale), round(y * self._scale)), radius, 255, -1)
+            sx, sy = self._small_point(x, y)
+            cv2.circle(disc, (round(sx), round(sy)), radius, 255, -1)
             inside = int(np.count_nonzero(disc))
             shares.append(int(np.count_nonzero(fg & disc)) / inside if inside else 0.0)
         return shares
@@ -466,8 +518,10 @@ class OcclusionDetector:
             st.area = _moved(st.area.view(np.uint8), sx, sy, cv2.INTER_NEAREST) > 0
             st.picture = _moved(st.picture, sx, sy)
         self._rest_dice = [(x + sx, y + sy, r) for x, y, r in self._rest_dice]
-        h, w = small.shape[:2]
-        self.knocked = (self.knocked[0] + sx / w, self.knocked[1] + sy / h)
+        assert self._frame_size is not None
+        fw, fh = self._frame_size
+        self.knocked = (self.knocked[0] + sx / self._scale / fw,
+                        self.knocked[1] + sy / self._scale / fh)
         if self.profile is not None:
             # The calibrated tray moved with the picture: its outline, rim and inner
             # tray follow. (Without a profile the outline is the frame's margin.)
@@ -590,8 +644,8 @@ class OcclusionDetector:
             return [False] * len(dice)
         out = []
         for die in dice:
-            x, y = die.region.center
-            px, py = round(x * self._scale), round(y * self._scale)
+            x, y = self._small_point(*die.region.center)
+            px, py = round(x), round(y)
             h, w = standing.area.shape
             if not (0 <= px < w and 0 <= py < h and standing.area[py, px]):
                 out.append(False)
@@ -765,8 +819,7 @@ class OcclusionDetector:
         """The dice of the rest just accepted (see ``_hides_dice``): where they lay, in
         small-frame pixels, each as a spot of a third of its edge."""
         self._rest_dice = [
-            (die.region.center[0] * self._scale, die.region.center[1] * self._scale,
-             max(1.0, 0.3 * die.region.size * self._scale))
+            (*self._small_point(*die.region.center), max(1.0, 0.3 * die.region.size * self._scale))
             for die in reading.dice
         ]
 
@@ -793,9 +846,9 @@ class OcclusionDetector:
             if rd is None:
                 continue
             for die in rd.dice:
-                x, y = die.region.center
+                x, y = self._small_point(*die.region.center)
                 r = round(0.85 * die.region.size * self._scale) + 1
-                cv2.circle(fg, (round(x * self._scale), round(y * self._scale)), r, 0, -1)
+                cv2.circle(fg, (round(x), round(y)), r, 0, -1)
         n, _, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
         if n > 1 and stats[1:, cv2.CC_STAT_AREA].max() / self.die_area > (
             self.unexplained_dice_areas

@@ -96,11 +96,23 @@ class SettleDetector:
         if self.occlusion is not None:
             self.occlusion.reset()
 
-    def _small(self, frame: np.ndarray) -> np.ndarray:
+    def _small(self, frame: np.ndarray, size: tuple[int, int] | None = None) -> np.ndarray:
+        """``frame`` (the picture, or its small copy when ``size`` gives the picture's
+        size) shrunk to ``side``: with a profile, the tray's part of it only
+        (``OcclusionDetector.window``)."""
         if frame.ndim != 3 or frame.dtype != np.uint8 or frame.shape[2] != 3:
             raise VisionError(f"expected an 8-bit BGR frame, got {frame.dtype} {frame.shape}")
         h, w = frame.shape[:2]
-        f = self.side / max(h, w)
+        side = self.side
+        if self.occlusion is not None:
+            full = size or (w, h)
+            x0, y0, x1, y1 = self.occlusion.window(full)
+            fx, fy = w / full[0], h / full[1]
+            frame = frame[round(y0 * fy) : max(round(y1 * fy), round(y0 * fy) + 1),
+                          round(x0 * fx) : max(round(x1 * fx), round(x0 * fx) + 1)]
+            h, w = frame.shape[:2]
+            side = self.occlusion.small_side(full, side)
+        f = side / max(h, w)
         # Colour, not grey: a skin-toned hand over a grey tray can have the tray's lightness.
         small = cv2.resize(
             frame, (max(1, round(w * f)), max(1, round(h * f))), interpolation=cv2.INTER_AREA
@@ -134,7 +146,7 @@ class SettleDetector:
         ``frame`` may be a small copy of the camera's picture (the Pi's lores stream):
         ``size`` then gives the full picture's (width, height), which the readings use.
         """
-        small = self._small(frame)
+        small = self._small(frame, size)
         size = size or (frame.shape[1], frame.shape[0])
         if self.frame_size is not None and size != self.frame_size:
             self.reset()  # another camera mode: nothing from before compares

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from pipdraw import photos_dir
 
-from companion.synth.scene import homography, surround
+from companion.synth.scene import homography, on_a_stand
 from companion.synth.stage import render_stage, tray_a_stage
 from companion.synth.writer import OCCLUDERS, STARTERS, Writer, occluder
 from companion.vision.occlusion import CLEAR, CUP, HAND, SHADOW, THING, OcclusionDetector
@@ -467,26 +467,22 @@ def test_a_knock_that_moves_the_whole_picture_is_no_throw_and_blocks_nothing(
     assert_throws_as_written(events, writer)
 
 
-def _camera_frames(writer, stage, floor_area):
-    """The writer's frames as a camera on a stand sends them: each put into one 1280x960
-    frame of a wooden table, on the same four corners, a little slanted; and the profile
-    of that set-up, calibrated by the corners of the tray's floor (``floor_area``)."""
-    size = (1280, 960)
-    corners = np.array([[330, 230], [970, 250], [990, 740], [310, 730]], np.float64)
-    table = surround("wood", size, np.random.default_rng(3), 40.0)
+_CORNERS = ((330, 230), (970, 250), (990, 740), (310, 730))
+
+
+def _camera_frames(writer, stage, floor_area, size=(1280, 960), corners=_CORNERS):
+    """The writer's frames as a camera on a stand sends them: each put into one frame of
+    a wooden table (1280x960 unless ``size``), on the same four ``corners``, a little
+    slanted; and the profile of that set-up, calibrated by the corners of the tray's
+    floor (``floor_area``)."""
+    corners = np.array(corners, np.float64)
+    frames = on_a_stand(writer.frames, corners, size, np.random.default_rng(3))
     h, w = writer.frames[0].shape[:2]
     matrix = homography((w, h), corners)
-    inside = cv2.warpPerspective(np.full((h, w), 255, np.uint8), matrix, size,
-                                 flags=cv2.INTER_NEAREST) > 0
-    frames = []
-    for picture in writer.frames:
-        frame = table.copy()
-        frame[inside] = cv2.warpPerspective(picture, matrix, size)[inside]
-        frames.append(frame)
     x0, y0, x1, y1 = floor_area
     floor = cv2.perspectiveTransform(
         np.array([[[x0, y0]], [[x1, y0]], [[x1, y1]], [[x0, y1]]], np.float64), matrix)
-    colour = np.median(frames[0][inside], axis=0)
+    colour = np.median(writer.frames[0].reshape(-1, 3), axis=0)  # the floor's, mostly
     profile = TrayProfile(size, tuple((float(x), float(y)) for x, y in floor.reshape(4, 2)),
                           stage.edge * (corners[1, 0] - corners[0, 0]) / w,
                           tuple(float(c) for c in colour))
@@ -532,6 +528,50 @@ def test_a_knock_with_a_profile_moves_the_tray_the_dice_are_read_in(seed, shift,
     assert_throws_as_written(events, writer)
     assert occlusion.knocked == pytest.approx((shift[0] / 1280, shift[1] / 960), abs=0.003)
     assert recognizer.profile == profile.moved(occlusion.knocked)
+
+
+@pytest.mark.parametrize("kind", ["rest", "cup", "coaster", "shadow"])
+def test_a_camera_frame_with_the_tray_in_a_part_of_it(kind, stage, recognizer):
+    """A 1920x1080 camera whose tray is 500 px across, calibrated: settle detection
+    watches the tray's part of the frame (``OcclusionDetector.window``), so the dice are
+    as many of its small pixels across as where the tray fills the frame. Before, the
+    whole frame was shrunk to 160 px: a die was 3 px there, and three dice at rest
+    after a hand, cup, coaster or shadow were "something in the tray"."""
+    margin = 1.6 * stage.edge
+    x0, y0, x1, y1 = stage.area
+    writer = Writer(stage, np.random.default_rng(11), FPS)
+    writer.hold(1.0)
+    writer.throw()
+    writer.hold(1.5)
+    occluder(writer, kind)
+    writer.throw(keep=1)
+    writer.hold(1.5)
+    frames, profile = _camera_frames(
+        writer, stage, (x0 - margin, y0 - margin, x1 + margin, y1 + margin),
+        size=(1920, 1080), corners=((1150, 420), (1660, 440), (1670, 830), (1140, 815)))
+    reader = PipRecognizer(profile=profile)
+    watcher = ThrowWatcher(reader.read, SettleDetector(0.6, occlusion=OcclusionDetector(profile)),
+                           follow=reader.follow_tray)
+    events = []
+    for i, frame in enumerate(frames):
+        event = watcher.update(frame, i / FPS)
+        if event is not None:
+            events.append((i, event))
+    assert_throws_as_written(events, writer)
+    reasons = {e.reason for _, e in events if e.kind in (BLOCKED, COVERED)}
+    assert reasons and reasons <= BLOCKS[kind], kinds(events)
+
+
+def test_the_window_is_the_trays_bounding_box_and_a_margin():
+    profile = TrayProfile((640, 480), ((100.0, 50.0), (500.0, 60.0), (520.0, 400.0),
+                                       (90.0, 380.0)), 30.0, (200.0, 200.0, 200.0))
+    detector = OcclusionDetector(profile)
+    assert detector.window((640, 480)) == (55, 22, 555, 428)  # 8 % of 430 x 350 px
+    assert detector.window((1280, 960)) == (111, 44, 1109, 856)  # another camera mode
+    assert OcclusionDetector().window((640, 480)) == (0, 0, 640, 480)
+    whole = TrayProfile((640, 480), ((0.0, 0.0), (640.0, 0.0), (640.0, 480.0), (0.0, 480.0)),
+                        30.0, (200.0, 200.0, 200.0))
+    assert OcclusionDetector(whole).window((640, 480)) == (0, 0, 640, 480)
 
 
 def test_a_die_flagged_in_one_reading_is_the_same_die_where_it_lay():
