@@ -7,7 +7,9 @@ throws it reports with ``expected.json``: a list of ``{"frame": i, "values": [..
 a new throw whose dice lie still from frame ``i`` on. A reported throw is *right* when
 an expected throw started at most 1 s before it, was not reported yet, and the values
 match; with other values it is *wrong_values*; with no such expected throw it is a
-*false_throws*. Expected throws left over are *missed*. Besides those figures it prints
+*false_throws*. Expected throws left over are *missed*. A sequence folder may hold its
+camera's calibration as ``profile.json`` (``python -m companion.synth.sequences --camera``
+writes one); it is used unless ``--profile`` gives one for all. Besides those figures it prints
 how many wrong readings had a die marked uncertain (``wrong_values_flagged``): for
 those the companion proposes nothing and asks to check the dice by hand.
 """
@@ -33,6 +35,7 @@ from companion.hardware.camera import (
     read_sequence_json,
     write_sequence_info,
 )
+from companion.hardware.replay import SEQUENCE_PROFILE
 
 MATCH_SECONDS = 1.0
 KEYS = ("expected", "right", "wrong_values", "missed", "false_throws", "latency_median_s")
@@ -166,13 +169,14 @@ def evaluate_throws(
     from companion.vision.recognizer import PipRecognizer
     from companion.vision.tray import TrayProfile
 
-    profile = None if profile_path is None else TrayProfile.load(profile_path)
+    given = None if profile_path is None else TrayProfile.load(profile_path)
     sequences = find_sequences(directory)
-    plans = [(s, load_expected(s)) for s in sequences]  # check everything before running
+    # Check everything before running: the expected throws, each sequence's own profile.
+    plans = [(s, load_expected(s), given or _own_profile(s)) for s in sequences]
     totals = dict.fromkeys((*KEYS[:-1], "wrong_values_flagged"), 0)
     latencies: list[float] = []
     per_sequence = []
-    for sequence, expected in plans:
+    for sequence, expected, profile in plans:
         # Each sequence is an evening of its own, a camera set-up of its own: the
         # recogniser starts afresh (what it measured of one set-up's dice, the tray it
         # found, is not the next one's). The throws are Schocken throws: it knows the
@@ -191,6 +195,14 @@ def evaluate_throws(
     )
     result["sequences"] = per_sequence
     return result
+
+
+def _own_profile(sequence: RecordedSequence) -> Any:
+    """The calibration kept in the sequence's folder (``profile.json``), or None."""
+    from companion.vision.tray import TrayProfile
+
+    path = sequence.folder / SEQUENCE_PROFILE
+    return TrayProfile.load(path) if path.is_file() else None
 
 
 def _eval_throws(args: argparse.Namespace) -> int:
@@ -273,5 +285,7 @@ def register_eval(eval_sub: argparse._SubParsersAction) -> None:
     throws = eval_sub.add_parser("throws", help="count throws on recorded camera sequences")
     throws.add_argument("dir", metavar="DIR", help="a sequence folder or a folder of them")
     throws.add_argument("--json", action="store_true", help="end with one JSON line of figures")
-    throws.add_argument("--profile", metavar="P", help="tray calibration profile (JSON)")
+    throws.add_argument("--profile", metavar="P",
+                        help="tray calibration profile (JSON) for every sequence (default: a"
+                             " sequence's own profile.json, if it has one)")
     throws.set_defaults(func=_eval_throws)

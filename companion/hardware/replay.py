@@ -4,6 +4,7 @@ A recorded *sequence* (``companion record``, ``companion eval throws``) is a fol
 
     DIR/sequence.json     {"fps": 15, "frames": n}
     DIR/frames/00000.jpg  the n frames, played in name order at fps
+    DIR/profile.json      optional: the camera's tray calibration (``eval throws``)
 
 ``replay:DIR`` plays a sequence folder at its own frame rate, or a plain folder of
 images as fast as they load; ``replay:DIR?fps=15`` sets the rate for either.
@@ -27,6 +28,7 @@ class SequenceError(CameraError, ValueError):
 
 SEQUENCE_FILE = "sequence.json"
 FRAMES_DIR = "frames"
+SEQUENCE_PROFILE = "profile.json"
 
 
 @dataclass(frozen=True)

@@ -324,21 +324,41 @@ def on_a_stand(
     size: tuple[int, int],
     rng: np.random.Generator,
     kind: str = "wood",
+    setup: Setup | None = None,
 ) -> list[np.ndarray]:
     """Pictures of a tray (its floor edge to edge, all of one size) as a camera on a
     stand sends them: each warped onto the same four ``corners`` (clockwise from top
-    left) of one ``size`` frame of a table of ``kind`` (``surround``)."""
+    left) of one ``size`` frame of a table of ``kind`` (``surround``). With ``setup``,
+    as that camera sees them (``compose``, once for the evening): the tray's wall around
+    the floor, light falling off to the corners, the set-up's light and colour cast, and
+    the sensor's noise in every frame."""
     h, w = pictures[0].shape[:2]
-    matrix = homography((w, h), np.asarray(corners, np.float64))
-    side = float(np.linalg.norm(np.subtract(corners[1], corners[0])))
-    table = surround(kind, size, rng, 40.0 * side / w)
+    corners = np.asarray(corners, np.float64)
+    matrix = homography((w, h), corners)
+    side = float(np.linalg.norm(corners[1] - corners[0]))
+    table = surround(kind, size, rng, 40.0 * side / w).astype(np.float32)
     inside = cv2.warpPerspective(np.full((h, w), 255, np.uint8), matrix, size,
                                  flags=cv2.INTER_NEAREST) > 0
+    gain = noise = None
+    if setup is not None:
+        floor = np.median(pictures[0].reshape(-1, 3), axis=0).astype(np.float32)
+        centre = corners.mean(axis=0)
+        wall = np.zeros(size[::-1], np.uint8)
+        rim = centre + (corners - centre) * float(rng.uniform(1.05, 1.09))
+        cv2.fillConvexPoly(wall, rim.astype(np.int32), 255)
+        table[wall > 0] = floor * float(rng.uniform(0.55, 0.8))
+        yy, xx = np.mgrid[0 : size[1], 0 : size[0]].astype(np.float32)
+        r2 = ((xx - size[0] / 2) / size[0]) ** 2 + ((yy - size[1] / 2) / size[1]) ** 2
+        fall = setup.light * (1.0 - float(rng.uniform(0.2, 0.45)) * r2)
+        gain = fall[:, :, None] * np.array(setup.cast, np.float32)[None, None, :]
+        noise = float(rng.uniform(1.5, 3.0))
     frames = []
     for picture in pictures:
         frame = table.copy()
         frame[inside] = cv2.warpPerspective(picture, matrix, size)[inside]
-        frames.append(frame)
+        if gain is not None and noise is not None:
+            frame = frame * gain + rng.normal(0, noise, frame.shape).astype(np.float32)
+        frames.append(np.clip(frame + 0.5, 0, 255).astype(np.uint8))
     return frames
 
 

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
+from companion.hardware.replay import SEQUENCE_PROFILE
+from companion.synth.scene import SETUPS, Setup, on_a_stand
 from companion.synth.stage import Stage, render_stage, tray_a_stage
 from companion.synth.writer import OCCLUDERS, STARTERS, Writer, occluder
 
@@ -70,6 +72,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--fixtures", action="store_true",
                         help="write the small set kept under fixtures/sequences instead")
+    parser.add_argument("--camera", action="store_true",
+                        help="put each evening into the frame of a camera set-up of `companion"
+                             " scene` (the six in turn) and keep its calibration as profile.json")
     args = parser.parse_args(argv)
     if args.fixtures:
         for folder in fixture_set(args.out):
@@ -84,10 +89,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         start = ((None, *STARTERS))[k % (len(STARTERS) + 1)]
         w, turns = evening(s, args.seed * 1000 + k, rounds=args.rounds, fps=args.fps,
                            start=start)
-        w.write(args.out / f"evening-{args.seed}-{k}", turns=turns)
-        print(f"{args.out / f'evening-{args.seed}-{k}'}: {len(w.frames)} frames,"
-              f" {len(w.expected)} throws")
+        folder = args.out / f"evening-{args.seed}-{k}"
+        if args.camera:
+            setup = list(SETUPS.values())[(args.seed + k) % len(SETUPS)]
+            folder = folder.with_name(f"{folder.name}-{setup.name}")
+            in_camera(w, setup, np.random.default_rng(args.seed * 1000 + k))
+        w.write(folder, turns=turns)
+        if args.camera:
+            calibrate_by_corners(w, setup, folder / SEQUENCE_PROFILE)
+        print(f"{folder}: {len(w.frames)} frames, {len(w.expected)} throws")
     return 0
+
+
+def in_camera(w: Writer, setup: Setup, rng: np.random.Generator) -> None:
+    """The writer's frames as ``setup``'s camera sends them (``scene.on_a_stand``)."""
+    w.frames = on_a_stand(w.frames, setup.corners(), setup.frame_size, rng,
+                          setup.surround, setup=setup)
+
+
+def calibrate_by_corners(w: Writer, setup: Setup, path: Path) -> None:
+    """Calibrate as the scorekeeper would: by the tray's corners, on a frame of the first
+    throw at rest (the dice give the die's size); the profile is written to ``path``."""
+    from companion.vision.calibrate import calibrate_tray
+
+    frame = w.frames[min(w.expected[0]["frame"] + 8, len(w.frames) - 1)] if w.expected else (
+        w.frames[0])
+    corners = tuple((float(x), float(y)) for x, y in setup.corners())
+    calibrate_tray(frame, corners).save(path)
 
 
 

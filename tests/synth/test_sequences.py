@@ -2,6 +2,7 @@
 
 import json
 
+import cv2
 import numpy as np
 import pytest
 
@@ -93,3 +94,27 @@ def test_the_script_says_where_each_thrown_die_was_cut_from(tmp_path, stage):
     assert len(by_source) == len(sprites)  # every sprite has a name of its own
     for event in throws:
         assert [by_source[name] for name in event["sources"]] == event["values"]
+
+
+def test_an_evening_in_a_camera_frame_keeps_its_calibration_and_eval_reads_by_it(tmp_path):
+    """``--camera`` puts the evening into a set-up's frame, the tray a part of it, and
+    keeps the calibration by the tray's corners beside it; ``eval throws`` reads each
+    sequence by its own ``profile.json`` when no ``--profile`` is given."""
+    from companion.commands.sequences import evaluate_throws
+    from companion.synth.scene import SETUPS
+    from companion.synth.sequences import main
+    from companion.vision.tray import TrayProfile
+
+    assert main([str(tmp_path), "--count", "1", "--seed", "4", "--rounds", "1",
+                 "--camera"]) == 0
+    setup = list(SETUPS.values())[4]  # seed 4, first evening: the set-ups in turn
+    folder = tmp_path / f"evening-4-0-{setup.name}"
+    sequence = load_sequence(folder)
+    frame = cv2.imread(str(sequence.frames[0]))
+    assert frame.shape[1::-1] == setup.frame_size
+    profile = TrayProfile.load(folder / "profile.json")
+    assert np.allclose(profile.corners, setup.corners(), atol=0.1)
+    assert profile.die_size is not None
+    result = evaluate_throws(folder)
+    assert result["expected"] >= 3
+    assert result["right"] == result["expected"] and result["false_throws"] == 0, result
