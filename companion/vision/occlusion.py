@@ -277,8 +277,11 @@ class OcclusionDetector:
         xs, ys = zip(*self._corners(frame_size), strict=True)
         mx = WINDOW_MARGIN * (max(xs) - min(xs))
         my = WINDOW_MARGIN * (max(ys) - min(ys))
-        return (max(0, math.floor(min(xs) - mx)), max(0, math.floor(min(ys) - my)),
-                min(w, math.ceil(max(xs) + mx)), min(h, math.ceil(max(ys) + my)))
+        x0 = min(w - 1, max(0, math.floor(min(xs) - mx)))
+        y0 = min(h - 1, max(0, math.floor(min(ys) - my)))
+        # At least a pixel, even for a tray drawn as a line.
+        return (x0, y0, max(x0 + 1, min(w, math.ceil(max(xs) + mx))),
+                max(y0 + 1, min(h, math.ceil(max(ys) + my))))
 
     def small_side(self, frame_size: tuple[int, int], side: int) -> int:
         """The longer side of the small frames (at least ``side``): with a profile that

@@ -2,7 +2,9 @@
 
 Each frame is shrunk, blurred and compared with the previous one, brought to its overall
 brightness first (a light flickering on the mains, the exposure hunting: the whole
-picture changes, nothing moved). While the share of
+picture changes, nothing moved); with a calibrated occlusion check, only the tray's part
+of it (``OcclusionDetector.window``), shrunk so a die is ``occlusion.SMALL_DIE`` small
+pixels across. While the share of
 changed pixels is above ``motion_fraction`` the tray is "moving"; once it has stayed
 below for ``still_seconds`` the tray is at rest. With an ``OcclusionDetector`` a rest
 with something in the tray that is not a die (a hand resting, a cup, a coaster) is

@@ -572,6 +572,10 @@ def test_the_window_is_the_trays_bounding_box_and_a_margin():
     whole = TrayProfile((640, 480), ((0.0, 0.0), (640.0, 0.0), (640.0, 480.0), (0.0, 480.0)),
                         30.0, (200.0, 200.0, 200.0))
     assert OcclusionDetector(whole).window((640, 480)) == (0, 0, 640, 480)
+    line = TrayProfile((640, 480), ((100.0, 50.0), (100.0, 50.0), (100.0, 60.0)), None,
+                       (200.0, 200.0, 200.0))
+    x0, y0, x1, y1 = OcclusionDetector(line).window((640, 480))
+    assert x1 > x0 and y1 > y0  # a tray drawn as a line still has a pixel to watch
 
 
 def test_a_die_flagged_in_one_reading_is_the_same_die_where_it_lay():
