@@ -45,9 +45,14 @@ def stage():
 
 def play(writer, recognizer):
     watcher = ThrowWatcher(recognizer.read, SettleDetector(0.6, occlusion=OcclusionDetector()))
+    return watch(watcher, writer.frames)
+
+
+def watch(watcher, frames, fps=FPS):
+    """(frame index, event) for every event ``watcher`` reports over ``frames``."""
     events = []
-    for i, frame in enumerate(writer.frames):
-        event = watcher.update(frame, i / writer.fps)
+    for i, frame in enumerate(frames):
+        event = watcher.update(frame, i / fps)
         if event is not None:
             events.append((i, event))
     return events
@@ -519,11 +524,7 @@ def test_a_knock_with_a_profile_moves_the_tray_the_dice_are_read_in(seed, shift,
     occlusion = OcclusionDetector(profile)
     watcher = ThrowWatcher(recognizer.read, SettleDetector(0.6, occlusion=occlusion),
                            follow=recognizer.follow_tray)
-    events = []
-    for i, frame in enumerate(frames):
-        event = watcher.update(frame, i / FPS)
-        if event is not None:
-            events.append((i, event))
+    events = watch(watcher, frames)
     assert BLOCKED not in kinds(events), kinds(events)
     assert_throws_as_written(events, writer)
     assert occlusion.knocked == pytest.approx((shift[0] / 1280, shift[1] / 960), abs=0.003)
@@ -552,11 +553,7 @@ def test_a_camera_frame_with_the_tray_in_a_part_of_it(kind, stage, recognizer):
     reader = PipRecognizer(profile=profile)
     watcher = ThrowWatcher(reader.read, SettleDetector(0.6, occlusion=OcclusionDetector(profile)),
                            follow=reader.follow_tray)
-    events = []
-    for i, frame in enumerate(frames):
-        event = watcher.update(frame, i / FPS)
-        if event is not None:
-            events.append((i, event))
+    events = watch(watcher, frames)
     assert_throws_as_written(events, writer)
     reasons = {e.reason for _, e in events if e.kind in (BLOCKED, COVERED)}
     assert reasons and reasons <= BLOCKS[kind], kinds(events)
