@@ -278,14 +278,7 @@ def compose(
     matrix = homography((pw, ph), corners)
     die = setup.die_px(photo_side=float(max(pw, ph)))
     frame = surround(setup.surround, (w, h), rng, die).astype(np.float32)
-    # The tray's wall: a band around the floor, darker than it, lit from one side.
-    floor = np.median(photo.reshape(-1, 3), axis=0).astype(np.float32)
-    centre = corners.mean(axis=0)
-    rim = centre + (corners - centre) * (1.0 + rng.uniform(0.05, 0.09))
-    wall = np.zeros((h, w), np.uint8)
-    cv2.fillConvexPoly(wall, rim.astype(np.int32), 255)
-    shade = float(rng.uniform(0.55, 0.8))
-    frame[wall > 0] = floor * shade
+    _draw_wall(frame, corners, photo, rng)
     # Photos are cut at shrink factors below one half with area averaging first, as a
     # camera's sensor averages light; the remaining warp then changes scale little.
     side = float(np.linalg.norm(corners[1] - corners[0]))
@@ -301,9 +294,7 @@ def compose(
                                  flags=cv2.INTER_NEAREST)
     frame[inside > 0] = tray[inside > 0]
     # The camera: light falling off to the corners, a colour cast, noise, JPEG.
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-    r2 = ((xx - w / 2) / w) ** 2 + ((yy - h / 2) / h) ** 2
-    gain = setup.light * (1.0 - rng.uniform(0.2, 0.45) * r2) * rng.uniform(0.92, 1.08)
+    gain = _falling_light((w, h), setup, rng) * rng.uniform(0.92, 1.08)
     frame *= gain[:, :, None]
     frame *= np.array(setup.cast, np.float32)[None, None, :]
     frame += rng.normal(0, rng.uniform(1.5, 4.0), frame.shape).astype(np.float32)
@@ -316,6 +307,27 @@ def compose(
     if decoded is None:
         raise SceneError("could not decode the composed frame")
     return Scene(decoded, map_dice(dice, matrix), corners)
+
+
+def _draw_wall(frame: np.ndarray, corners: np.ndarray, photo: np.ndarray,
+               rng: np.random.Generator) -> None:
+    """The tray's wall into ``frame`` (float): a band around the floor's ``corners``,
+    darker than the floor of ``photo``, lit from one side."""
+    floor = np.median(photo.reshape(-1, 3), axis=0).astype(np.float32)
+    centre = corners.mean(axis=0)
+    rim = centre + (corners - centre) * (1.0 + rng.uniform(0.05, 0.09))
+    wall = np.zeros(frame.shape[:2], np.uint8)
+    cv2.fillConvexPoly(wall, rim.astype(np.int32), 255)
+    shade = float(rng.uniform(0.55, 0.8))
+    frame[wall > 0] = floor * shade
+
+
+def _falling_light(size: tuple[int, int], setup: Setup, rng: np.random.Generator) -> np.ndarray:
+    """The set-up's light over a ``size`` frame, falling off to the corners (h, w)."""
+    w, h = size
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    r2 = ((xx - w / 2) / w) ** 2 + ((yy - h / 2) / h) ** 2
+    return setup.light * (1.0 - rng.uniform(0.2, 0.45) * r2)
 
 
 def on_a_stand(
@@ -341,15 +353,8 @@ def on_a_stand(
                                  flags=cv2.INTER_NEAREST) > 0
     gain = noise = None
     if setup is not None:
-        floor = np.median(pictures[0].reshape(-1, 3), axis=0).astype(np.float32)
-        centre = corners.mean(axis=0)
-        wall = np.zeros(size[::-1], np.uint8)
-        rim = centre + (corners - centre) * float(rng.uniform(1.05, 1.09))
-        cv2.fillConvexPoly(wall, rim.astype(np.int32), 255)
-        table[wall > 0] = floor * float(rng.uniform(0.55, 0.8))
-        yy, xx = np.mgrid[0 : size[1], 0 : size[0]].astype(np.float32)
-        r2 = ((xx - size[0] / 2) / size[0]) ** 2 + ((yy - size[1] / 2) / size[1]) ** 2
-        fall = setup.light * (1.0 - float(rng.uniform(0.2, 0.45)) * r2)
+        _draw_wall(table, corners, pictures[0], rng)
+        fall = _falling_light(size, setup, rng).astype(np.float32)
         gain = fall[:, :, None] * np.array(setup.cast, np.float32)[None, None, :]
         noise = float(rng.uniform(1.5, 3.0))
     frames = []

@@ -274,7 +274,7 @@ class OcclusionDetector:
         w, h = frame_size
         if self.profile is None:
             return (0, 0, w, h)
-        xs, ys = zip(*self._corners(frame_size), strict=True)
+        xs, ys = zip(*self.profile.corners_in(frame_size), strict=True)
         mx = WINDOW_MARGIN * (max(xs) - min(xs))
         my = WINDOW_MARGIN * (max(ys) - min(ys))
         x0 = min(w - 1, max(0, math.floor(min(xs) - mx)))
@@ -293,13 +293,6 @@ class OcclusionDetector:
         die = self.profile.die_size * frame_size[0] / self.profile.frame_size[0]
         return max(side, min(MAX_SMALL_SIDE, math.ceil(SMALL_DIE * max(x1 - x0, y1 - y0) / die)))
 
-    def _corners(self, frame_size: tuple[int, int]) -> list[tuple[float, float]]:
-        """The profile's tray corners in frame pixels of ``frame_size``."""
-        assert self.profile is not None
-        fx = frame_size[0] / self.profile.frame_size[0]
-        fy = frame_size[1] / self.profile.frame_size[1]
-        return [(x * fx, y * fy) for x, y in self.profile.corners]
-
     def _small_point(self, x: float, y: float) -> tuple[float, float]:
         """A frame pixel's place in the small frame."""
         return ((x - self._origin[0]) * self._scale, (y - self._origin[1]) * self._scale)
@@ -312,7 +305,7 @@ class OcclusionDetector:
         self._scale = w / (x1 - x0)
         if self.profile is not None:
             mask = np.zeros((h, w), np.uint8)
-            corners = [self._small_point(x, y) for x, y in self._corners(frame_size)]
+            corners = [self._small_point(x, y) for x, y in self.profile.corners_in(frame_size)]
             cv2.fillPoly(mask, [np.array(corners, np.int32)], 255)
             floor = np.array(self.profile.floor_bgr, np.float32)
             if self.die_edge is not None:

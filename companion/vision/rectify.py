@@ -207,6 +207,4 @@ def tray_view(
     """``TrayView.for_tray`` of a profile's four corners, for frames of ``frame_size`` (the
     corners scaled when the profile was made at another size). Cached: the same few frame
     sizes come again and again, and each tray is straightened once."""
-    sx, sy = frame_size[0] / profile.frame_size[0], frame_size[1] / profile.frame_size[1]
-    corners = tuple((x * sx, y * sy) for x, y in profile.corners)
-    return TrayView.for_tray(corners, frame_size, die_size)
+    return TrayView.for_tray(profile.corners_in(frame_size), frame_size, die_size)

@@ -95,6 +95,8 @@ class SettleDetector:
         self._last_rest: np.ndarray | None = None
         self._held = False
         self._checked: float | None = None  # when the occlusion check last ran
+        # With an occlusion check: a frame size, the window it watches and the small side.
+        self._watched: tuple[tuple[int, int], tuple[int, int, int, int], int] | None = None
         if self.occlusion is not None:
             self.occlusion.reset()
 
@@ -108,12 +110,15 @@ class SettleDetector:
         side = self.side
         if self.occlusion is not None:
             full = size or (w, h)
-            x0, y0, x1, y1 = self.occlusion.window(full)
+            if self._watched is None or self._watched[0] != full:
+                # The same for every frame of one camera mode: worked out once.
+                self._watched = (full, self.occlusion.window(full),
+                                 self.occlusion.small_side(full, side))
+            _, (x0, y0, x1, y1), side = self._watched
             fx, fy = w / full[0], h / full[1]
             frame = frame[round(y0 * fy) : max(round(y1 * fy), round(y0 * fy) + 1),
                           round(x0 * fx) : max(round(x1 * fx), round(x0 * fx) + 1)]
             h, w = frame.shape[:2]
-            side = self.occlusion.small_side(full, side)
         f = side / max(h, w)
         # Colour, not grey: a skin-toned hand over a grey tray can have the tray's lightness.
         small = cv2.resize(

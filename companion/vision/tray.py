@@ -42,11 +42,16 @@ class TrayProfile:
         grey = (b + g + r) / 3.0
         return (grey / b, grey / g, grey / r)
 
+    def corners_in(self, frame_size: tuple[int, int]) -> tuple[tuple[float, float], ...]:
+        """The tray's corners in pixels of a ``frame_size`` (w, h) frame: scaled when the
+        profile was made at another size (another camera mode)."""
+        sx, sy = frame_size[0] / self.frame_size[0], frame_size[1] / self.frame_size[1]
+        return tuple((x * sx, y * sy) for x, y in self.corners)
+
     def valid_mask(self, shape: tuple[int, ...]) -> np.ndarray:
         """uint8 mask (255 inside the tray) for a frame of ``shape``, rescaled if needed."""
         h, w = shape[:2]
-        sx, sy = w / self.frame_size[0], h / self.frame_size[1]
-        pts = np.array([[x * sx, y * sy] for x, y in self.corners], np.int32)
+        pts = np.array(self.corners_in((w, h)), np.int32)
         mask = np.zeros((h, w), np.uint8)
         cv2.fillPoly(mask, [pts], 255)
         return mask
