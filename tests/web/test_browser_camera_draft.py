@@ -128,3 +128,25 @@ def test_a_throw_read_before_the_page_was_opened_is_offered_once_unlocked(server
     later = phone(f"{server.url}/games/{game}")
     become_scorekeeper(later)
     later.wait_for_selector("#take-proposal:has-text('Anna 4-4-1')")
+
+
+def test_a_picture_read_while_the_phones_stream_was_connecting_is_offered(server, phone):
+    # Unlocking reloads the page; a rest read before its new event stream is open sends
+    # its notice to nobody. The page must still offer it once the stream opens.
+    game = server.table.create_game("schocken", SCHOCKEN_SETUP, PIN)
+    keeper = phone(f"{server.url}/games/{game}")
+    held = []
+
+    def hold(route):  # every new event stream waits here
+        held.append(route)
+
+    keeper.route("**/events*", hold)
+    become_scorekeeper(keeper)
+    assert held, "the unlocked page opened no event stream"
+    _publish(server.table, game, _unclear("Anna", (5, 5, 3)))
+    for route in held:
+        route.continue_()
+    keeper.unroute("**/events*")
+    keeper.wait_for_selector("#live-dot.on")
+    keeper.wait_for_selector("#check-proposal")
+    assert "Ein Würfel ist unklar" in keeper.inner_text("#proposal-said")

@@ -137,19 +137,36 @@
   // reads: the notice names it. A proposal read for this game is one tap to record.
   DC.onPicture = async function (notice) {
     if (notice.game_id !== DC.gameId) return;
+    showThumb();
+    if (DC.unlocked) await loadPicture();
+  };
+
+  function showThumb() {
     const img = document.getElementById("camera-thumb");
-    if (img) {
-      img.src = "/camera/latest.jpg?t=" + Date.now();
-      document.getElementById("camera-panel").hidden = false;
-    }
-    if (!DC.unlocked) return;
+    if (!img) return;
+    img.src = "/camera/latest.jpg?t=" + Date.now();
+    document.getElementById("camera-panel").hidden = false;
+  }
+
+  // The latest reading; null when it could not be fetched (offline for a moment).
+  async function loadPicture() {
+    let reading;
     try {
       const response = await fetch("/camera/latest.json", { headers: { Accept: "application/json" } });
-      if (!response.ok) return;
-      DC.picture = (await response.json()).reading;
-    } catch (err) { return; }
-    DC.renderProposal();
-  };
+      if (!response.ok) return null;
+      reading = (await response.json()).reading;
+    } catch (err) { return null; }
+    if (DC.unlocked) { DC.picture = reading; DC.renderProposal(); }
+    return reading;
+  }
+
+  // A picture taken while this page's stream was not open (the page was loading, the
+  // phone's Wi-Fi dropped) sent its notice to nobody: on every (re)connect, look once.
+  async function catchUpPicture() {
+    if (DC.gameId === null || DC.gameId === undefined) return;
+    const reading = await loadPicture();
+    if (reading && reading.game_id === DC.gameId) showThumb();
+  }
 
   // "Übernehmen": what the camera proposes for the turn now, valid only for the version
   // of the game it was read at (once anything is recorded it is stale and disappears).
@@ -227,7 +244,7 @@
     let polling = null;
     // On every (re)connect a page may have missed changes made before its stream was
     // open (a list page reloads, then a game moves on): let it check once.
-    source.onopen = function () { retryMs = 2000; setLive(true); if (DC.onOpen) DC.onOpen(); };
+    source.onopen = function () { retryMs = 2000; setLive(true); catchUpPicture(); if (DC.onOpen) DC.onOpen(); };
     source.onmessage = function (event) {
       let notice;
       try { notice = JSON.parse(event.data); } catch (err) { return; }
