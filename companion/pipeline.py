@@ -33,6 +33,7 @@ from companion.registry import GAMES
 from companion.turns import Proposal, TurnTracker, reading_to_dict
 from companion.vision.annotate import annotate, to_jpeg
 from companion.vision.settle import AT_REST, SettleDetector
+from companion.vision.tray import TrayProfile
 from companion.vision.types import Reading
 from companion.vision.watch import BLOCKED, COVERED, SAME, THROW, ThrowWatcher, WatchEvent
 from companion.wording import refusal, say
@@ -58,6 +59,14 @@ class FollowsTray(Protocol):
 
     def follow_tray(self, knocked: tuple[float, float]) -> None:
         """Read in the calibrated tray moved by ``knocked`` (shares of the frame)."""
+
+
+@runtime_checkable
+class FindsTray(Protocol):
+    """A recogniser that finds the tray in a frame when no calibration gives one."""
+
+    def found_tray(self, frame: Any) -> TrayProfile | None:
+        """The tray found in ``frame`` as a calibration has it, or None."""
 
 
 @dataclass(frozen=True)
@@ -98,7 +107,8 @@ class Companion:
         self.table = table
         self.recognizers = dict(recognizers)
         self.settle = settle
-        self.watcher = ThrowWatcher(self._read, settle, frames_to_read, follow=self._follow_tray)
+        self.watcher = ThrowWatcher(self._read, settle, frames_to_read, follow=self._follow_tray,
+                                    find=self._found_tray)
         self.tracker = tracker or TurnTracker(proposers=GAMES.proposers())
         self._lock = threading.Lock()
         self.frames = 0
@@ -122,10 +132,21 @@ class Companion:
             if isinstance(recognizer, FollowsTray):
                 recognizer.follow_tray(knocked)
 
+    def _recognizer(self) -> Recognizer | None:
+        """The active game's recogniser; None without a game, or for a game without dice."""
+        active = self._active()
+        return None if active is None else self.recognizers.get(active[1]["game"])
+
+    def _found_tray(self, image: Any) -> TrayProfile | None:
+        """The tray the active game's recogniser finds in ``image`` (no calibration)."""
+        recognizer = self._recognizer()
+        if not isinstance(recognizer, FindsTray):
+            return None
+        return recognizer.found_tray(image)
+
     def _read(self, image: Any) -> Reading:
         """Read a still frame with the active game's recogniser; no dice without one."""
-        active = self._active()
-        recognizer = None if active is None else self.recognizers.get(active[1]["game"])
+        recognizer = self._recognizer()
         if recognizer is None:
             # No game, or a game without dice (Wacken): nothing to read.
             return Reading("none", (), (image.shape[1], image.shape[0]))
@@ -218,7 +239,7 @@ class Companion:
             if settle is not None:
                 self.settle = settle
                 self.watcher = ThrowWatcher(self._read, settle, self.watcher.frames_to_read,
-                                            follow=self._follow_tray)
+                                            follow=self._follow_tray, find=self._found_tray)
             elif self.settle.occlusion is not None:
                 # The same tray, maybe knocked since it was calibrated.
                 self._follow_tray(self.settle.occlusion.knocked)

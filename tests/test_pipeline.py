@@ -224,6 +224,57 @@ def test_a_knocked_camera_moves_the_tray_of_every_recogniser(table):
     assert later.knocks == pips.knocks
 
 
+class _Finder:
+    """A recogniser that reads no dice and finds the tray ``tray`` in every frame."""
+
+    def __init__(self, tray):
+        self.tray = tray
+        self.asked = 0
+
+    def read(self, frame):
+        return Reading("pips", (), (frame.shape[1], frame.shape[0]))
+
+    def found_tray(self, frame):
+        self.asked += 1
+        return self.tray
+
+
+def test_without_a_calibration_the_tray_the_active_games_recogniser_finds_is_watched(table):
+    """A camera that shows a table around the tray, not calibrated: the settle detector
+    watches the tray the active game's recogniser finds (``found_tray``), not the whole
+    frame; without a game, or for a recogniser that finds none, nothing changes."""
+    from companion.synth.scene import on_a_stand
+    from companion.vision.tray import TrayProfile
+
+    writer = Writer(render_stage(5), np.random.default_rng(1), 15.0)
+    writer.hold(1.0)
+    writer.throw()
+    writer.hold(1.5)
+    corners = np.array(((700, 300), (1200, 320), (1210, 700), (690, 690)), np.float64)
+    frames = on_a_stand(writer.frames, corners, (1920, 1080), np.random.default_rng(3))
+    tray = TrayProfile((1920, 1080), tuple((float(x), float(y)) for x, y in corners), 30.0,
+                       (150.0, 150.0, 150.0))
+    finder = _Finder(tray)
+    settle = SettleDetector(0.6, occlusion=OcclusionDetector())
+    companion = Companion(table, {"schocken": finder, "rockthebock": _Reader()}, settle)
+    for i, frame in enumerate(frames):
+        companion.process(frame, i / 15.0)
+    assert finder.asked == 0 and settle.occlusion.profile is None  # no game at the table
+    table.create_game("rockthebock", {"players": [{"name": "Rita", "colour": "red"},
+                                                  {"name": "Bo", "colour": "blue"}],
+                                      "youngest": "Rita"}, pin="1234")
+    for i, frame in enumerate(frames, start=len(frames)):
+        companion.process(frame, i / 15.0)
+    assert finder.asked == 0 and settle.occlusion.profile is None  # it finds no tray
+    game = table.create_game("schocken", {"players": ["Anna", "Ben"], "starter": "Anna"},
+                             pin="1234")
+    table.activate(game)
+    for i, frame in enumerate(frames, start=2 * len(frames)):
+        companion.process(frame, i / 15.0)
+    assert finder.asked > 0 and settle.occlusion.profile is tray
+    assert settle.occlusion.window((1920, 1080)) == (648, 268, 1252, 732)  # 8 % around
+
+
 @pytest.mark.slow
 def test_a_schocken_turn_with_hands_cups_and_coasters_in_between(table):
     """Throw count and hand status of the recorded turns stay right with occluders."""

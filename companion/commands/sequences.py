@@ -109,7 +109,7 @@ def reported_throws(
 
     watcher = ThrowWatcher(
         recognizer.read, SettleDetector(settle_seconds, occlusion=OcclusionDetector(profile)),
-        follow=recognizer.follow_tray,
+        follow=recognizer.follow_tray, find=recognizer.found_tray,
     )
     tracker = TurnTracker()
     out: list[Reported] = []

@@ -67,6 +67,17 @@ CHECK_REACH = 0.02
 CHECK_STEP = 4.0
 CHECK_SAME = 0.6
 CHECK_KEPT = 0.3
+# A tray found whose outline covers more than this share of the frame is no part of a
+# wider scene (the rendered frames the Bock sets were measured on, a camera close over
+# the tray; camera set-ups put the tray on 12-67 % of the frame): ``faces`` reads such a
+# frame whole, and the settle detector watches it as it does without a calibration
+# (``TrayKeeper.found_profile``).
+FILLS = 0.75
+# The floor's colour of a tray found (``floor_colour``) is the median inside its outline
+# shrunk by this share of its smaller side (away from the walls), on at most
+# ``FLOOR_SIDE`` pixels' side: a few dice on the floor do not move a median.
+FLOOR_INSET = 0.08
+FLOOR_SIDE = 200
 
 
 def side_steps(frame: np.ndarray, corners: Corners) -> np.ndarray | None:
@@ -162,13 +173,18 @@ class TrayKeeper:
         self._steps: dict[tuple[int, int], np.ndarray] = {}
         self._confirmed: list[tuple[TrayProfile, float]] = []
         self._since: dict[tuple[int, int], int] = {}
+        # The die's edge each kept tray was confirmed by, and its profile for the settle
+        # detector (``found_profile``), worked out once per tray kept.
+        self._edges: dict[tuple[int, int], float] = {}
+        self._profiles: dict[tuple[int, int], tuple[TrayProfile, TrayProfile]] = {}
         self.finds = 0  # how often the tray was looked for (for tests and the bench)
 
     def __repr__(self) -> str:
         return f"TrayKeeper(trays={len(self._trays)}, finds={self.finds})"
 
-    def tray(self, frame: np.ndarray) -> TrayProfile | None:
-        """The tray to read ``frame`` in, or None to read the whole frame."""
+    def tray(self, frame: np.ndarray, look: bool = False) -> TrayProfile | None:
+        """The tray to read ``frame`` in, or None to read the whole frame. With ``look``,
+        a frame size without a tray kept is looked at now, not after ``LOOK_EVERY``."""
         h, w = frame.shape[:2]
         key = (w, h)
         if key in self._trays:
@@ -181,7 +197,7 @@ class TrayKeeper:
                 # for again every ``LOOK_EVERY`` frames, as a frame without a tray is.
                 if checkable_sides(self._steps[key]) or self._since[key] < LOOK_EVERY:
                     return kept
-            elif kept is None and self._since[key] < LOOK_EVERY:
+            elif kept is None and self._since[key] < LOOK_EVERY and not look:
                 return None
         self._since[key] = 0
         self.finds += 1
@@ -199,8 +215,40 @@ class TrayKeeper:
         del self._confirmed[:-CONFIRMED_KEPT]
         self._steps[key] = steps
         self._outlines[key] = found.corners
+        self._edges[key] = edge
         self._trays[key] = widened(found, MARGIN * edge)
         return self._trays[key]
+
+    def fills(self, frame_size: tuple[int, int]) -> bool:
+        """Whether the outline of the tray kept for frames of ``frame_size``, as found,
+        covers more than ``FILLS`` of them."""
+        outline = self.outline(frame_size)
+        if outline is None:
+            return False
+        area = cv2.contourArea(np.array(outline, np.float32))
+        return area > FILLS * frame_size[0] * frame_size[1]
+
+    def found_profile(self, frame: np.ndarray) -> TrayProfile | None:
+        """The tray ``tray`` hands out for ``frame`` as a calibration has it -- its outline
+        as found (not widened: the occlusion check's rim is the floor's edge, and a wall
+        or the table beyond it is no floor), the die's edge the reading confirmed it by,
+        the floor's colour (``floor_colour``) -- for the
+        settle detector to watch (``OcclusionDetector.adopt``); None when no tray is found
+        or it fills the frame (``FILLS``: without a calibration the settle detector
+        takes the frame for the tray). It is asked at a rest or a blocked tray, not for
+        every frame, so it looks whenever no tray is kept: a tray looked at empty, or
+        under a cup, could not be confirmed, and may hold dice now."""
+        tray = self.tray(frame, look=True)
+        key = (frame.shape[1], frame.shape[0])
+        if tray is None or self.fills(key):
+            return None
+        made = self._profiles.get(key)
+        if made is None or made[0] is not tray:
+            outline = self._outlines[key]
+            made = (tray, replace(tray, corners=outline, die_size=self._edges[key],
+                                  floor_bgr=floor_colour(frame, outline)))
+            self._profiles[key] = made
+        return made[1]
 
     def outline(self, frame_size: tuple[int, int]) -> Corners | None:
         """The tray's outline as the finder found it in frames of ``frame_size`` (the
@@ -229,6 +277,28 @@ class TrayKeeper:
             ).max() <= near:
                 return edge
         return None
+
+
+def floor_colour(frame: np.ndarray, corners: Corners) -> tuple[float, float, float]:
+    """The tray floor's colour (B, G, R) in ``frame``: the median inside ``corners`` shrunk
+    by ``FLOOR_INSET`` of the outline's smaller side, on the frame shrunk to at most
+    ``FLOOR_SIDE`` pixels' side."""
+    h, w = frame.shape[:2]
+    factor = min(1.0, FLOOR_SIDE / max(w, h))
+    small = cv2.resize(frame, (max(1, round(w * factor)), max(1, round(h * factor))),
+                       interpolation=cv2.INTER_AREA)
+    mask = np.zeros(small.shape[:2], np.uint8)
+    quad = np.round(np.array(corners, np.float64) * factor).astype(np.int32)
+    cv2.fillPoly(mask, [quad], 255)
+    x, y, bw, bh = cv2.boundingRect(quad)
+    k = 2 * round(FLOOR_INSET * min(bw, bh)) + 1
+    inner = cv2.erode(mask, np.ones((k, k), np.uint8))
+    if inner.any():
+        mask = inner
+    if not mask.any():
+        return (128.0, 128.0, 128.0)
+    b, g, r = (float(v) for v in np.median(small[mask > 0], axis=0))
+    return (b, g, r)
 
 
 def widened(tray: TrayProfile, by: float) -> TrayProfile:

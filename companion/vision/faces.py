@@ -95,12 +95,6 @@ CUT_OFF = 3.0
 # In a frame read whole because no tray was found, a sure die further than this from its
 # face (``FaceClassifier.strangeness``; 1: as far as the set's own dice lie) is flagged.
 WHOLE_STRANGE = 2.0
-# A tray found that covers more than this share of the frame is no part of a wider scene
-# (the rendered frames the sets were measured on, a camera close over the tray): the
-# frame is read whole as it was before trays were looked for. Rendered hold-out folders
-# read in such a tray lost dice (built-in 9001: 4,998 -> 4,991 of 5,000; badge 9004:
-# 4,974 -> 4,950); camera set-ups put the tray on 12-67 % of the frame.
-FILLS = 0.75
 # A die left uncertain between two faces only their colour tells apart (the stencil
 # set's lime and mustard goats) is read by the frame's sure dice of that pair, which lie
 # in the same light (no cast to estimate): as the face whose sure dice (their median
@@ -139,9 +133,9 @@ class BockRecognizer:
     straightened at the frame's die size; only dice spotted inside its outline make it
     cluttered, and a die in the margin beyond the outline counts only when read surely
     and of a familiar look at first sight. A frame without a tray found is read whole at
-    a scale its dice measure (``die_size``), one whose tray covers more than ``FILLS`` of
-    it at the spotter's plain scale; one that shows more than ``CLUTTER_REGIONS`` dice
-    there is not read.
+    a scale its dice measure (``die_size``), one whose tray covers more than
+    ``autotray.FILLS`` of it at the spotter's plain scale; one that shows more than
+    ``CLUTTER_REGIONS`` dice there is not read.
     A die left uncertain keeps the face it is nearest as its value, flagged (as a pip
     die proposes its value), except in a set that looks like none the models know, whose
     dice are left unread.
@@ -226,6 +220,12 @@ class BockRecognizer:
             out.append(top)
         return out
 
+    def found_tray(self, frame: np.ndarray) -> TrayProfile | None:
+        """Without a calibration, the tray found in ``frame`` as a calibration has it (die
+        size, floor colour; ``TrayKeeper.found_profile``), for the settle detector to
+        watch; None with a calibration, or when none is found or it fills the frame."""
+        return None if self.keeper is None else self.keeper.found_profile(frame)
+
     def tray(self, frame: np.ndarray) -> TrayProfile | None:
         """The tray ``frame`` is read in: the profile's; without one, the tray found in
         the frame and kept while the camera shows it (``autotray.TrayKeeper``); else None
@@ -238,18 +238,16 @@ class BockRecognizer:
         return found
 
     def _fills(self, frame_size: tuple[int, int]) -> bool:
-        """Whether the tray found in frames of ``frame_size`` covers more than ``FILLS``
-        of them: such a frame is read whole, as it was before trays were looked for."""
-        outline = None if self.keeper is None else self.keeper.outline(frame_size)
-        if outline is None:
-            return False
-        area = cv2.contourArea(np.array(outline, np.float32))
-        return area > FILLS * frame_size[0] * frame_size[1]
+        """Whether the tray found in frames of ``frame_size`` covers more than
+        ``autotray.FILLS`` of them: such a frame is read whole, as it was before trays
+        were looked for. Rendered hold-out folders read in such a tray lost dice
+        (built-in 9001: 4,998 -> 4,991 of 5,000; badge 9004: 4,974 -> 4,950)."""
+        return self.keeper is not None and self.keeper.fills(frame_size)
 
     def _scene_read_whole(self, tray: TrayProfile | None, frame_size: tuple[int, int]) -> bool:
         """Whether a frame of ``frame_size`` read in ``tray`` is a scene read whole
         because no tray was found in it (table and all); not a calibrated tray, a found
-        one, or a tray that fills the frame (``FILLS``)."""
+        one, or a tray that fills the frame (``autotray.FILLS``)."""
         return tray is None and self.keeper is not None and not self._fills(frame_size)
 
     def view(self, frame: np.ndarray) -> TrayView | None:

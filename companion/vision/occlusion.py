@@ -7,7 +7,9 @@ bare floor (so a spot an occluder leaves, or a die left, turns back into floor).
 Where the picture changed only mildly (more than ``soft_level`` averaged over about a
 die) it is foreground too, floor-like or not: a hand the colour of the floor.
 Foreground is grouped into blobs; dice make blobs of about a die's area (a few when
-they touch), anything else is larger, or comes in over the tray's rim:
+they touch), anything else is larger, or comes in over the tray's rim. The tray is the
+profile's (a calibration, or a tray a recogniser found in the frame: ``adopt``); without
+one, the whole frame:
 
 - a blob larger than ``max_dice_areas`` die areas blocks the rest;
 - a blob touching the tray's rim larger than ``rim_dice_areas`` die areas blocks it
@@ -94,6 +96,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from companion.vision.autotray import SAME_PLACE
 from companion.vision.tray import TrayProfile
 from companion.vision.types import Die, Reading, VisionError
 
@@ -223,6 +226,7 @@ class OcclusionDetector:
         if level <= 0 or floor_level <= 0:
             raise VisionError("occlusion levels must be positive")
         self.profile = profile
+        self.calibrated = profile  # as given; ``profile`` may be a tray found (``adopt``)
         self.level = level
         self.floor_level = floor_level
         self.soft_level = soft_level
@@ -266,11 +270,32 @@ class OcclusionDetector:
         if self._reference is None or self._reference.shape != small.shape:
             self._setup(small, frame_size)
 
+    def adopt(self, tray: TrayProfile | None) -> bool:
+        """Watch ``tray``, found in the frame by a recogniser without a calibration
+        (``TrayKeeper.found_profile``), as a calibrated one: without a profile the whole
+        frame is taken for the tray, and a camera that shows a table around it watches
+        the table's colour for the floor and a die a few small pixels across. Nothing
+        changes with a calibration, for None (nothing found: a hand may hide a side, so
+        what was found before stays), or for the tray watched now (every corner within
+        ``autotray.SAME_PLACE`` of the frame's diagonal, knocks followed). Whether it
+        changed: everything seen before is forgotten (``reset``), and the settle
+        detector must start afresh too (its window changed)."""
+        if self.calibrated is not None or tray is None:
+            return False
+        if self.profile is not None:
+            now = np.array(self.profile.moved(self.knocked).corners_in(tray.frame_size))
+            w, h = tray.frame_size
+            if np.abs(now - np.array(tray.corners)).max() <= SAME_PLACE * math.hypot(w, h):
+                return False
+        self.profile = tray
+        self.reset()
+        return True
+
     def window(self, frame_size: tuple[int, int]) -> tuple[int, int, int, int]:
         """The part of a ``frame_size`` frame the small frames show (x0, y0, x1, y1): with
-        a profile, the tray's bounding box widened by ``WINDOW_MARGIN`` of its size on
-        every side (the wall, a hand coming over it), within the frame; without one, the
-        whole frame (the camera frames the tray)."""
+        a profile (calibrated or adopted), the tray's bounding box widened by
+        ``WINDOW_MARGIN`` of its size on every side (the wall, a hand coming over it),
+        within the frame; without one, the whole frame (the camera frames the tray)."""
         w, h = frame_size
         if self.profile is None:
             return (0, 0, w, h)

@@ -34,6 +34,16 @@ compared with the last accepted dice rest:
 With ``follow``, a rest is read after the recognisers were told how far knocks moved
 the picture (``OcclusionDetector.knocked``): a calibrated tray is read where it lies now.
 
+With ``find`` and no calibration, the tray the recogniser finds in the frame
+(``TrayKeeper.found_profile``) is handed to the occlusion check (``adopt``) at a rest
+before it is read, and while the tray is blocked until one is found (when it becomes
+blocked, then every ``LOOK_SECONDS``): the settle
+detector then watches it as a calibrated one, starting afresh from the same picture
+(still since it was still: the rest is read without waiting again). Without it, a camera
+that shows a table around the tray watched the table as floor (the first rest was
+"something in the tray" until the start-up check gave up) and its dice were a few small
+pixels across. A tray that fills the frame is not handed over: the frame is the tray.
+
 A die read where the picture is what it was when the tray was last seen empty (the
 last clean rest without dice) is a mark on the floor, not a die: a speck, a stain or a
 scratch the net reads as a one. Its square must differ from the empty tray's by more
@@ -46,6 +56,7 @@ nothing is taken away.
 
 from __future__ import annotations
 
+import logging
 import math
 from collections import deque
 from collections.abc import Callable
@@ -57,8 +68,18 @@ import numpy as np
 
 from companion.vision.combine import combine_with_left_out
 from companion.vision.occlusion import KNOCK_EDGES, channel_max
-from companion.vision.settle import AT_REST, BLOCKED, COVERED, MOVING, SettleDetector
+from companion.vision.settle import (
+    AT_REST,
+    BLOCKED,
+    COVERED,
+    MOVING,
+    SettleDetector,
+    SettleEvent,
+)
+from companion.vision.tray import TrayProfile
 from companion.vision.types import Die, Reading
+
+log = logging.getLogger(__name__)
 
 NUDGE_EDGES = 0.5
 FRAMES_TO_READ = 3
@@ -71,6 +92,10 @@ MARK_SHARE = 0.1
 # A die seen in too few of a rest's frames is kept (flagged) where at least this share of
 # its top face is foreground to the occlusion check: more of it than not is no floor.
 SELDOM_OCCUPIED = 0.5
+
+# Without a calibration, a tray blocked while no tray is found is looked for again this
+# often (seconds; ``ThrowWatcher.find``).
+LOOK_SECONDS = 2.0
 
 THROW = "throw"  # new dice at rest
 SAME = "same"  # the dice of the last rest again (nudged, or an occluder left)
@@ -101,6 +126,7 @@ class ThrowWatcher:
         frames_to_read: int = FRAMES_TO_READ,
         nudge_edges: float = NUDGE_EDGES,
         follow: Callable[[tuple[float, float]], None] | None = None,
+        find: Callable[[np.ndarray], TrayProfile | None] | None = None,
     ) -> None:
         if frames_to_read < 1:
             raise ValueError(f"frames_to_read must be at least 1, got {frames_to_read}")
@@ -109,6 +135,10 @@ class ThrowWatcher:
         # recognisers' ``follow_tray``.
         self.follow = follow
         self._followed = (0.0, 0.0)
+        # Asked for the tray in a frame when no calibration gives one: the recognisers'
+        # ``found_tray``.
+        self.find = find
+        self._looked = -math.inf  # when ``find`` was last asked
         self.settle = settle
         settle.auto_accept = False
         self.frames_to_read = frames_to_read
@@ -140,15 +170,19 @@ class ThrowWatcher:
         size = (frame.shape[1], frame.shape[0]) if frame.ndim >= 2 else None
         if self.settle.frame_size is not None and size != self.settle.frame_size:
             self.reset()
-        if lores is None:
-            event = self.settle.update(frame, now)
-        else:
-            event = self.settle.update(lores, now, size=size)
+        small = frame if lores is None else lores
+        event = self.settle.update(small, now, size=size)
         if self.settle.still_since != now:
             self._still.append(frame)
         else:  # something moved: the frames before are another picture
             self._still.clear()
             self._still.append(frame)
+        if self._looks_for_tray(event, now) and self._look(frame, now):
+            # The same picture in the tray's window, still since it was still before.
+            since = self.settle.still_since
+            self.settle.reset()
+            self.settle.update(small, now if since is None else since, size=size)
+            event = self.settle.update(small, now, size=size)
         if event is None:
             return None
         if event.state in (MOVING, BLOCKED, COVERED):
@@ -170,6 +204,35 @@ class ThrowWatcher:
             self._without_marks(reading, self._still[-1]), now,
             self._without_marks(seldom, self._still[-1]).dice,
         )
+
+    def _looks_for_tray(self, event: SettleEvent | None, now: float) -> bool:
+        """Whether to ask ``find`` for the tray now: at a rest about to be read, and,
+        until one is found, when the tray is blocked and every ``LOOK_SECONDS`` while it
+        stays so (what blocks may be the table around; the dice a few small pixels
+        across need not move the picture enough to end the block)."""
+        occlusion = self.settle.occlusion
+        if self.find is None or occlusion is None or occlusion.calibrated is not None:
+            return False
+        if event is not None and event.state == AT_REST:
+            return event.new_throw or self.last is None
+        if occlusion.profile is not None or self.settle.state not in (BLOCKED, COVERED):
+            return False
+        return event is not None or now - self._looked >= LOOK_SECONDS
+
+    def _look(self, frame: np.ndarray, now: float) -> bool:
+        """Hand the occlusion check the tray ``find`` sees in ``frame``; whether it took
+        another tray (the settle detector must start afresh: its window changed)."""
+        occlusion = self.settle.occlusion
+        assert self.find is not None and occlusion is not None
+        self._looked = now
+        if not occlusion.adopt(self.find(frame)):
+            return False
+        assert occlusion.profile is not None
+        log.info("watching the tray found at %s (die %.0f px), not the whole frame",
+                 [(round(x), round(y)) for x, y in occlusion.profile.corners],
+                 occlusion.profile.die_size or 0.0)
+        self._followed = (0.0, 0.0)
+        return True
 
     def _follow_knock(self) -> None:
         """Tell ``follow`` how far knocks have moved the picture, when that changed."""

@@ -290,3 +290,51 @@ def test_without_a_profile_a_frame_is_measured_once_however_often_it_is_read_in_
     # Other dice (the next throw): measured, as the first few frames with dice are.
     recognizer.read(_same_tray_other_dice(scene, 9151))
     assert Counting.measures == 2
+
+
+def test_the_tray_found_for_the_settle_detector_is_its_outline_with_die_and_floor():
+    scene = _scene(9111)
+    asked = []
+
+    def confirm(frame, tray):
+        asked.append(tray)
+        return 25.0 if len(asked) > 1 else None  # the first look: no die to confirm by
+
+    keeper = TrayKeeper(confirm)
+    assert keeper.found_profile(scene.frame) is None and keeper.finds == 1
+    # Asked at a rest or a blocked tray, it looks again at once (the tray read first may
+    # have been empty), not after ``LOOK_EVERY`` frames as a read does.
+    found = keeper.found_profile(scene.frame)
+    assert keeper.finds == 2 and found is not None
+    assert found.die_size == 25.0
+    # The outline as found, not the tray widened for reading.
+    assert found.corners == keeper.outline(found.frame_size)
+    assert found.corners != keeper.tray(scene.frame).corners
+    tray = np.float32(scene.corners).reshape(-1, 1, 2)
+    for (x, y), (sx, sy) in zip(found.corners, scene.corners, strict=True):
+        assert cv2.pointPolygonTest(tray, (x, y), True) > -3  # on the tray
+        assert math.dist((x, y), (sx, sy)) < 50
+    # The floor's colour is the tray floor's in this frame, not the bar's around it.
+    inside = cv2.erode(_mask(scene.frame, scene.corners), np.ones((61, 61), np.uint8))
+    floor = np.median(scene.frame[inside > 0], axis=0)
+    assert np.abs(np.array(found.floor_bgr) - floor).max() < 12
+    # Worked out once for the tray kept.
+    assert keeper.found_profile(scene.frame) is found and keeper.finds == 2
+
+
+def test_a_tray_found_filling_the_frame_is_not_handed_to_the_settle_detector(monkeypatch):
+    def whole_frame(frame):
+        h, w = frame.shape[:2]
+        yield ((4.0, 4.0), (w - 4.0, 4.0), (w - 4.0, h - 4.0), (4.0, h - 4.0))
+
+    monkeypatch.setattr(autotray, "find_trays", whole_frame)
+    keeper = TrayKeeper(lambda frame, tray: 60.0)
+    frame = np.clip(render_stage(9170, (1280, 960)).background, 0, 255).astype(np.uint8)
+    assert keeper.tray(frame) is not None and keeper.fills((1280, 960))
+    assert keeper.found_profile(frame) is None
+
+
+def _mask(frame, corners):
+    mask = np.zeros(frame.shape[:2], np.uint8)
+    cv2.fillPoly(mask, [np.round(np.array(corners)).astype(np.int32)], 255)
+    return mask

@@ -575,6 +575,26 @@ def test_the_window_is_the_trays_bounding_box_and_a_margin():
     assert x1 > x0 and y1 > y0  # a tray drawn as a line still has a pixel to watch
 
 
+def test_a_tray_found_is_adopted_only_without_a_calibration_and_when_it_moved():
+    tray = TrayProfile((640, 480), ((100.0, 50.0), (500.0, 60.0), (520.0, 400.0),
+                                    (90.0, 380.0)), 30.0, (200.0, 200.0, 200.0))
+    calibrated = OcclusionDetector(tray)
+    assert not calibrated.adopt(replace(tray, corners=((0.0, 0.0),) * 4))
+    assert calibrated.profile is tray
+    detector = OcclusionDetector()
+    assert not detector.adopt(None) and detector.profile is None
+    assert detector.adopt(tray)
+    assert detector.profile is tray and detector.window((640, 480)) == (55, 22, 555, 428)
+    assert detector.calibrated is None
+    # Found again a few pixels off: the same tray (within 2 % of the diagonal, 16 px).
+    nearby = replace(tray, corners=tuple((x + 6, y - 5) for x, y in tray.corners))
+    assert not detector.adopt(nearby) and detector.profile is tray
+    assert not detector.adopt(None) and detector.profile is tray  # a hand over a side
+    # The camera turned: another place.
+    moved = replace(tray, corners=tuple((x + 40, y) for x, y in tray.corners))
+    assert detector.adopt(moved) and detector.profile is moved
+
+
 def test_a_die_flagged_in_one_reading_is_the_same_die_where_it_lay():
     """A die read unsure as a four, then unsure as a five, where it lay: no new throw;
     a die read sure as another value where it lay did turn over."""
@@ -853,3 +873,45 @@ def test_a_shadow_that_lies_still_for_long_is_taken_for_the_light(stage, recogni
         kind == SAME and (i - blocked[0]) / FPS >= STALE_SHADOW_SECONDS - 1 for i, kind in during
     ), kinds(events)
     assert_throws_as_written(events, writer)
+
+
+@pytest.mark.parametrize("kind", ["rest", "cup", "coaster"])
+def test_a_camera_without_calibration_watches_the_tray_it_found(kind, stage):
+    """The set-up above without a calibration: the recogniser finds the tray in the frame
+    (``TrayKeeper``) and the settle detector watches it as calibrated (``find``). Before,
+    it took the whole frame for the tray: the table for the floor, and a die 3 small
+    pixels across, so every rest was "something in the tray" until the start-up check
+    gave up, and throws were missed."""
+    margin = 1.6 * stage.edge
+    x0, y0, x1, y1 = stage.area
+    writer = Writer(stage, np.random.default_rng(11), FPS)
+    writer.hold(1.0)
+    writer.throw()
+    writer.hold(1.5)
+    occluder(writer, kind)
+    writer.throw(keep=1)
+    writer.hold(1.5)
+    corners = ((1150, 420), (1660, 440), (1670, 830), (1140, 815))
+    frames, profile = _camera_frames(
+        writer, stage, (x0 - margin, y0 - margin, x1 + margin, y1 + margin),
+        size=(1920, 1080), corners=corners)
+    reader = PipRecognizer()
+    occlusion = OcclusionDetector()
+    watcher = ThrowWatcher(reader.read, SettleDetector(0.6, occlusion=occlusion),
+                           follow=reader.follow_tray, find=reader.found_tray)
+    events = watch(watcher, frames)
+    assert_throws_as_written(events, writer)
+    # The empty tray before the first throw holds no die to confirm a tray found by: the
+    # table around blocks until then. From the first throw on, only the occluder does.
+    first = next(i for i, e in events if e.kind == THROW)
+    reasons = {e.reason for i, e in events if i > first and e.kind in (BLOCKED, COVERED)}
+    assert reasons and reasons <= BLOCKS[kind], kinds(events)
+    # The tray watched is the one found: its floor, within a die of the floor's corners.
+    assert occlusion.calibrated is None and occlusion.profile is not None
+    found = np.array(occlusion.profile.corners)
+    assert np.abs(found - np.array(profile.corners)).max() < profile.die_size
+    assert occlusion.profile.die_size == pytest.approx(profile.die_size, rel=0.15)
+    # Without looking for it, the same frames lose the throws.
+    blind = ThrowWatcher(PipRecognizer().read, SettleDetector(0.6, occlusion=OcclusionDetector()))
+    thrown = [e for _, e in watch(blind, frames) if e.kind == THROW]
+    assert len(thrown) < len(writer.expected), kinds(events)
