@@ -65,8 +65,9 @@ class FollowsTray(Protocol):
 class FindsTray(Protocol):
     """A recogniser that finds the tray in a frame when no calibration gives one."""
 
-    def found_tray(self, frame: Any) -> TrayProfile | None:
-        """The tray found in ``frame`` as a calibration has it, or None."""
+    def found_tray(self, frame: Any, look: bool = False) -> TrayProfile | None:
+        """The tray found in frames like ``frame`` as a calibration has it, or None;
+        ``look``: look at ``frame`` now."""
 
 
 @dataclass(frozen=True)
@@ -137,12 +138,12 @@ class Companion:
         active = self._active()
         return None if active is None else self.recognizers.get(active[1]["game"])
 
-    def _found_tray(self, image: Any) -> TrayProfile | None:
+    def _found_tray(self, image: Any, look: bool = False) -> TrayProfile | None:
         """The tray the active game's recogniser finds in ``image`` (no calibration)."""
         recognizer = self._recognizer()
         if not isinstance(recognizer, FindsTray):
             return None
-        return recognizer.found_tray(image)
+        return recognizer.found_tray(image, look)
 
     def _read(self, image: Any) -> Reading:
         """Read a still frame with the active game's recogniser; no dice without one."""

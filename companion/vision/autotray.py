@@ -228,18 +228,19 @@ class TrayKeeper:
         area = cv2.contourArea(np.array(outline, np.float32))
         return area > FILLS * frame_size[0] * frame_size[1]
 
-    def found_profile(self, frame: np.ndarray) -> TrayProfile | None:
-        """The tray ``tray`` hands out for ``frame`` as a calibration has it -- its outline
-        as found (not widened: the occlusion check's rim is the floor's edge, and a wall
-        or the table beyond it is no floor), the die's edge the reading confirmed it by,
-        the floor's colour (``floor_colour``) -- for the
-        settle detector to watch (``OcclusionDetector.adopt``); None when no tray is found
-        or it fills the frame (``FILLS``: without a calibration the settle detector
-        takes the frame for the tray). It is asked at a rest or a blocked tray, not for
-        every frame, so it looks whenever no tray is kept: a tray looked at empty, or
-        under a cup, could not be confirmed, and may hold dice now."""
-        tray = self.tray(frame, look=True)
+    def found_profile(self, frame: np.ndarray, look: bool = False) -> TrayProfile | None:
+        """The tray kept for frames the size of ``frame`` as a calibration has it -- its
+        outline as found (not widened: the occlusion check's rim is the floor's edge, and
+        a wall or the table beyond it is no floor), the die's edge the reading confirmed
+        it by, the floor's colour (``floor_colour``) -- for the settle detector to watch
+        (``OcclusionDetector.adopt``); None when no tray is kept or it fills the frame
+        (``FILLS``: without a calibration the settle detector takes the frame for the
+        tray). Only what the reads found: nothing is looked for, so reading goes on as
+        without it. With ``look``, a frame without a tray kept is looked at now
+        (``tray``), not after ``LOOK_EVERY`` frames: a tray blocked at start-up by the
+        table around it has been read nowhere yet."""
         key = (frame.shape[1], frame.shape[0])
+        tray = self.tray(frame, look=True) if look else self._trays.get(key)
         if tray is None or self.fills(key):
             return None
         made = self._profiles.get(key)

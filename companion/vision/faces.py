@@ -220,11 +220,12 @@ class BockRecognizer:
             out.append(top)
         return out
 
-    def found_tray(self, frame: np.ndarray) -> TrayProfile | None:
-        """Without a calibration, the tray found in ``frame`` as a calibration has it (die
-        size, floor colour; ``TrayKeeper.found_profile``), for the settle detector to
-        watch; None with a calibration, or when none is found or it fills the frame."""
-        return None if self.keeper is None else self.keeper.found_profile(frame)
+    def found_tray(self, frame: np.ndarray, look: bool = False) -> TrayProfile | None:
+        """Without a calibration, the tray found in frames like ``frame`` as a calibration
+        has it (die size, floor colour; ``TrayKeeper.found_profile``, which with ``look``
+        looks at ``frame`` now), for the settle detector to watch; None with a
+        calibration, or when none is found or it fills the frame."""
+        return None if self.keeper is None else self.keeper.found_profile(frame, look)
 
     def tray(self, frame: np.ndarray) -> TrayProfile | None:
         """The tray ``frame`` is read in: the profile's; without one, the tray found in

@@ -274,15 +274,16 @@ class OcclusionDetector:
         """Watch ``tray``, found in the frame by a recogniser without a calibration
         (``TrayKeeper.found_profile``), as a calibrated one: without a profile the whole
         frame is taken for the tray, and a camera that shows a table around it watches
-        the table's colour for the floor and a die a few small pixels across. Nothing
-        changes with a calibration, for None (nothing found: a hand may hide a side, so
-        what was found before stays), or for the tray watched now (every corner within
+        the table's colour for the floor and a die a few small pixels across. None (no
+        tray found at a rest) watches the whole frame again: the finder may have outlined
+        a beer mat lying in a tray that fills the frame. Nothing changes with a
+        calibration, or for the tray watched now (every corner within
         ``autotray.SAME_PLACE`` of the frame's diagonal, knocks followed). Whether it
         changed: everything seen before is forgotten (``reset``), and the settle
         detector must start afresh too (its window changed)."""
-        if self.calibrated is not None or tray is None:
+        if self.calibrated is not None or tray is self.profile:
             return False
-        if self.profile is not None:
+        if tray is not None and self.profile is not None:
             now = np.array(self.profile.moved(self.knocked).corners_in(tray.frame_size))
             w, h = tray.frame_size
             if np.abs(now - np.array(tray.corners)).max() <= SAME_PLACE * math.hypot(w, h):

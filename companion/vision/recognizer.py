@@ -140,11 +140,12 @@ class PipRecognizer:
             f" finder={self.finder!r}, max_dice={self.max_dice!r})"
         )
 
-    def found_tray(self, frame: np.ndarray) -> TrayProfile | None:
-        """Without a calibration, the tray found in ``frame`` as a calibration has it (die
-        size, floor colour; ``TrayKeeper.found_profile``), for the settle detector to
-        watch; None with a calibration, or when none is found or it fills the frame."""
-        return None if self.keeper is None else self.keeper.found_profile(frame)
+    def found_tray(self, frame: np.ndarray, look: bool = False) -> TrayProfile | None:
+        """Without a calibration, the tray found in frames like ``frame`` as a calibration
+        has it (die size, floor colour; ``TrayKeeper.found_profile``, which with ``look``
+        looks at ``frame`` now), for the settle detector to watch; None with a
+        calibration, or when none is found or it fills the frame."""
+        return None if self.keeper is None else self.keeper.found_profile(frame, look)
 
     def tray(self, frame: np.ndarray) -> TrayProfile | None:
         """The tray this frame is read in: the profile's; without one, the tray found in

@@ -34,15 +34,16 @@ compared with the last accepted dice rest:
 With ``follow``, a rest is read after the recognisers were told how far knocks moved
 the picture (``OcclusionDetector.knocked``): a calibrated tray is read where it lies now.
 
-With ``find`` and no calibration, the tray the recogniser finds in the frame
+With ``find`` and no calibration, the tray the recogniser found in the frame
 (``TrayKeeper.found_profile``) is handed to the occlusion check (``adopt``) at a rest
-before it is read, and while the tray is blocked until one is found (when it becomes
-blocked, then every ``LOOK_SECONDS``): the settle
-detector then watches it as a calibrated one, starting afresh from the same picture
-(still since it was still: the rest is read without waiting again). Without it, a camera
-that shows a table around the tray watched the table as floor (the first rest was
-"something in the tray" until the start-up check gave up) and its dice were a few small
-pixels across. A tray that fills the frame is not handed over: the frame is the tray.
+before it is read (the tray its reads found; none: the whole frame again), and looked
+for while the tray is blocked at start-up (when it becomes blocked, then every
+``LOOK_SECONDS``): the settle detector then watches it as a calibrated one, starting
+afresh from the same picture (still since it was still: the rest is read without
+waiting again). Without it, a camera that shows a table around the tray watched the
+table as floor (the first rest was "something in the tray" until the start-up check
+gave up) and its dice were a few small pixels across. A tray that fills the frame is
+not handed over: the frame is the tray.
 
 A die read where the picture is what it was when the tray was last seen empty (the
 last clean rest without dice) is a mark on the floor, not a die: a speck, a stain or a
@@ -126,7 +127,7 @@ class ThrowWatcher:
         frames_to_read: int = FRAMES_TO_READ,
         nudge_edges: float = NUDGE_EDGES,
         follow: Callable[[tuple[float, float]], None] | None = None,
-        find: Callable[[np.ndarray], TrayProfile | None] | None = None,
+        find: Callable[[np.ndarray, bool], TrayProfile | None] | None = None,
     ) -> None:
         if frames_to_read < 1:
             raise ValueError(f"frames_to_read must be at least 1, got {frames_to_read}")
@@ -177,7 +178,8 @@ class ThrowWatcher:
         else:  # something moved: the frames before are another picture
             self._still.clear()
             self._still.append(frame)
-        if self._looks_for_tray(event, now) and self._look(frame, now):
+        look = self._looks_for_tray(event, now)
+        if look is not None and self._look(frame, now, look):
             # The same picture in the tray's window, still since it was still before.
             since = self.settle.still_since
             self.settle.reset()
@@ -205,32 +207,40 @@ class ThrowWatcher:
             self._without_marks(seldom, self._still[-1]).dice,
         )
 
-    def _looks_for_tray(self, event: SettleEvent | None, now: float) -> bool:
-        """Whether to ask ``find`` for the tray now: at a rest about to be read, and,
-        until one is found, when the tray is blocked and every ``LOOK_SECONDS`` while it
-        stays so (what blocks may be the table around; the dice a few small pixels
-        across need not move the picture enough to end the block)."""
+    def _looks_for_tray(self, event: SettleEvent | None, now: float) -> bool | None:
+        """Whether to ask ``find`` for the tray now, and whether it should look at the
+        frame (True) or say what the reads found (False); None: not now. It says at a
+        rest about to be read; it looks while no tray is watched and the tray is blocked
+        at start-up (no clean reference yet: the table around a tray is no floor), when
+        it becomes so and every ``LOOK_SECONDS`` while it stays so (the dice a few small
+        pixels across need not move the picture enough to end the block)."""
         occlusion = self.settle.occlusion
         if self.find is None or occlusion is None or occlusion.calibrated is not None:
-            return False
+            return None
         if event is not None and event.state == AT_REST:
-            return event.new_throw or self.last is None
-        if occlusion.profile is not None or self.settle.state not in (BLOCKED, COVERED):
-            return False
-        return event is not None or now - self._looked >= LOOK_SECONDS
+            return False if event.new_throw or self.last is None else None
+        if (occlusion.profile is not None or not occlusion.provisional
+                or self.settle.state not in (BLOCKED, COVERED)):
+            return None
+        return True if event is not None or now - self._looked >= LOOK_SECONDS else None
 
-    def _look(self, frame: np.ndarray, now: float) -> bool:
-        """Hand the occlusion check the tray ``find`` sees in ``frame``; whether it took
-        another tray (the settle detector must start afresh: its window changed)."""
+    def _look(self, frame: np.ndarray, now: float, look: bool) -> bool:
+        """Hand the occlusion check the tray ``find`` sees in ``frame`` (``look``: looking
+        at it now); whether it took another tray (the settle detector must start afresh:
+        its window changed)."""
         occlusion = self.settle.occlusion
         assert self.find is not None and occlusion is not None
         self._looked = now
-        if not occlusion.adopt(self.find(frame)):
+        found = self.find(frame, look)
+        if found is None and self.settle.state != AT_REST:
+            return False  # a hand may hide a side of the tray watched
+        if not occlusion.adopt(found):
             return False
-        assert occlusion.profile is not None
-        log.info("watching the tray found at %s (die %.0f px), not the whole frame",
-                 [(round(x), round(y)) for x, y in occlusion.profile.corners],
-                 occlusion.profile.die_size or 0.0)
+        if found is None:
+            log.info("no tray found at a rest: watching the whole frame again")
+        else:
+            log.info("watching the tray found at %s (die %.0f px), not the whole frame",
+                     [(round(x), round(y)) for x, y in found.corners], found.die_size or 0.0)
         self._followed = (0.0, 0.0)
         return True
 

@@ -301,10 +301,11 @@ def test_the_tray_found_for_the_settle_detector_is_its_outline_with_die_and_floo
         return 25.0 if len(asked) > 1 else None  # the first look: no die to confirm by
 
     keeper = TrayKeeper(confirm)
-    assert keeper.found_profile(scene.frame) is None and keeper.finds == 1
-    # Asked at a rest or a blocked tray, it looks again at once (the tray read first may
-    # have been empty), not after ``LOOK_EVERY`` frames as a read does.
-    found = keeper.found_profile(scene.frame)
+    assert keeper.found_profile(scene.frame) is None and keeper.finds == 0  # no look
+    assert keeper.found_profile(scene.frame, look=True) is None and keeper.finds == 1
+    # Asked to look, it looks again at once (the tray it looked at first may have been
+    # empty), not after ``LOOK_EVERY`` frames as a read does.
+    found = keeper.found_profile(scene.frame, look=True)
     assert keeper.finds == 2 and found is not None
     assert found.die_size == 25.0
     # The outline as found, not the tray widened for reading.
@@ -318,8 +319,9 @@ def test_the_tray_found_for_the_settle_detector_is_its_outline_with_die_and_floo
     inside = cv2.erode(_mask(scene.frame, scene.corners), np.ones((61, 61), np.uint8))
     floor = np.median(scene.frame[inside > 0], axis=0)
     assert np.abs(np.array(found.floor_bgr) - floor).max() < 12
-    # Worked out once for the tray kept.
+    # Worked out once for the tray kept; without ``look``, what the reads found.
     assert keeper.found_profile(scene.frame) is found and keeper.finds == 2
+    assert keeper.found_profile(scene.frame, look=True) is found and keeper.finds == 2
 
 
 def test_a_tray_found_filling_the_frame_is_not_handed_to_the_settle_detector(monkeypatch):
@@ -332,6 +334,7 @@ def test_a_tray_found_filling_the_frame_is_not_handed_to_the_settle_detector(mon
     frame = np.clip(render_stage(9170, (1280, 960)).background, 0, 255).astype(np.uint8)
     assert keeper.tray(frame) is not None and keeper.fills((1280, 960))
     assert keeper.found_profile(frame) is None
+    assert keeper.found_profile(frame, look=True) is None
 
 
 def _mask(frame, corners):

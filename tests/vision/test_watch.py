@@ -589,10 +589,13 @@ def test_a_tray_found_is_adopted_only_without_a_calibration_and_when_it_moved():
     # Found again a few pixels off: the same tray (within 2 % of the diagonal, 16 px).
     nearby = replace(tray, corners=tuple((x + 6, y - 5) for x, y in tray.corners))
     assert not detector.adopt(nearby) and detector.profile is tray
-    assert not detector.adopt(None) and detector.profile is tray  # a hand over a side
     # The camera turned: another place.
     moved = replace(tray, corners=tuple((x + 40, y) for x, y in tray.corners))
     assert detector.adopt(moved) and detector.profile is moved
+    # No tray found (at a rest: the watcher asks so only then): the whole frame again.
+    assert detector.adopt(None) and detector.profile is None
+    assert detector.window((640, 480)) == (0, 0, 640, 480)
+    assert not detector.adopt(None)
 
 
 def test_a_die_flagged_in_one_reading_is_the_same_die_where_it_lay():
