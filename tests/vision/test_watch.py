@@ -531,13 +531,9 @@ def test_a_knock_with_a_profile_moves_the_tray_the_dice_are_read_in(seed, shift,
     assert recognizer.profile == profile.moved(occlusion.knocked)
 
 
-@pytest.mark.parametrize("kind", ["rest", "cup", "coaster", "shadow"])
-def test_a_camera_frame_with_the_tray_in_a_part_of_it(kind, stage, recognizer):
-    """A 1920x1080 camera whose tray is 500 px across, calibrated: settle detection
-    watches the tray's part of the frame (``OcclusionDetector.window``), so the dice are
-    as many of its small pixels across as where the tray fills the frame. Before, the
-    whole frame was shrunk to 160 px: a die was 3 px there, and three dice at rest
-    after a hand, cup, coaster or shadow were "something in the tray"."""
+def _tray_in_a_part(stage, kind):
+    """A throw, ``kind`` of occluder, a throw keeping one die, in a 1920x1080 camera frame
+    whose tray is 500 px across: the writer, the frames and the set-up's profile."""
     margin = 1.6 * stage.edge
     x0, y0, x1, y1 = stage.area
     writer = Writer(stage, np.random.default_rng(11), FPS)
@@ -550,6 +546,17 @@ def test_a_camera_frame_with_the_tray_in_a_part_of_it(kind, stage, recognizer):
     frames, profile = _camera_frames(
         writer, stage, (x0 - margin, y0 - margin, x1 + margin, y1 + margin),
         size=(1920, 1080), corners=((1150, 420), (1660, 440), (1670, 830), (1140, 815)))
+    return writer, frames, profile
+
+
+@pytest.mark.parametrize("kind", ["rest", "cup", "coaster", "shadow"])
+def test_a_camera_frame_with_the_tray_in_a_part_of_it(kind, stage, recognizer):
+    """A 1920x1080 camera whose tray is 500 px across, calibrated: settle detection
+    watches the tray's part of the frame (``OcclusionDetector.window``), so the dice are
+    as many of its small pixels across as where the tray fills the frame. Before, the
+    whole frame was shrunk to 160 px: a die was 3 px there, and three dice at rest
+    after a hand, cup, coaster or shadow were "something in the tray"."""
+    writer, frames, profile = _tray_in_a_part(stage, kind)
     reader = PipRecognizer(profile=profile)
     watcher = ThrowWatcher(reader.read, SettleDetector(0.6, occlusion=OcclusionDetector(profile)),
                            follow=reader.follow_tray)
@@ -885,19 +892,7 @@ def test_a_camera_without_calibration_watches_the_tray_it_found(kind, stage):
     it took the whole frame for the tray: the table for the floor, and a die 3 small
     pixels across, so every rest was "something in the tray" until the start-up check
     gave up, and throws were missed."""
-    margin = 1.6 * stage.edge
-    x0, y0, x1, y1 = stage.area
-    writer = Writer(stage, np.random.default_rng(11), FPS)
-    writer.hold(1.0)
-    writer.throw()
-    writer.hold(1.5)
-    occluder(writer, kind)
-    writer.throw(keep=1)
-    writer.hold(1.5)
-    corners = ((1150, 420), (1660, 440), (1670, 830), (1140, 815))
-    frames, profile = _camera_frames(
-        writer, stage, (x0 - margin, y0 - margin, x1 + margin, y1 + margin),
-        size=(1920, 1080), corners=corners)
+    writer, frames, profile = _tray_in_a_part(stage, kind)
     reader = PipRecognizer()
     occlusion = OcclusionDetector()
     watcher = ThrowWatcher(reader.read, SettleDetector(0.6, occlusion=occlusion),
