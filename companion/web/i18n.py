@@ -77,6 +77,15 @@ def _(key: str, **fields: object) -> str:
     return translate(current_language(), key, **fields)
 
 
+def blocked(reason: str) -> str:
+    """What blocks the tray (the camera runtime's reason, ``occlusion.HAND`` and the
+    like), said in the current request's language; a reason the catalogue does not know
+    (``why_`` and its words joined by ``_``) is said as it came."""
+    key = "why_" + "_".join(reason.split())
+    why = _(key) if key in catalogue(current_language()) else reason
+    return _("camera_blocked", why=why)
+
+
 def refusal(exc: BaseException, lang: str | None = None) -> str:
     """What was refused, in the page's language (:func:`companion.wording.refusal`, with
     the words this app's games brought along)."""
@@ -95,6 +104,7 @@ def init_app(app: Flask) -> None:
     app.jinja_env.globals["_"] = _
     app.jinja_env.globals["current_language"] = current_language
     app.jinja_env.globals["say"] = say
+    app.jinja_env.globals["blocked"] = blocked
     app.jinja_env.globals["catalogue_js"] = lambda: catalogue(current_language())
 
     @app.after_request

@@ -69,3 +69,25 @@ def test_read_faces_are_named_in_the_pages_language(
     labels = page.locator("#overlay text").all_text_contents()
     assert labels == [wolf, f"{goat}?", "?"]
     assert page.locator("#overlay polygon").count() == outlines
+
+
+@pytest.mark.parametrize(("lang", "said"), [
+    ("de", ("Blockiert: eine Hand in der Schale", "Blockiert: ein Becher über den Würfeln",
+            "Blockiert: a dog in the tray")),
+    ("en", ("Blocked: a hand in the tray", "Blocked: a cup over the dice",
+            "Blocked: a dog in the tray")),
+])
+def test_what_blocks_the_tray_is_said_in_the_pages_language_live(server, phone, lang, said):
+    def publish(why):
+        server.table.publish_picture(JPEG, {"kind": "none", "frame_size": [640, 480],
+                                            "dice": [], "blocked": why})
+
+    publish("hand in the tray")
+    page = phone(f"{server.url}/camera?lang={lang}")
+    assert page.inner_text("#blocked") == said[0]  # as the server wrote the page
+    publish("cup over the dice")  # ... and as the page writes it, live
+    page.wait_for_selector(f"#blocked:has-text('{said[1]}')")
+    publish("a dog in the tray")  # a reason no catalogue knows: as it came
+    page.wait_for_selector(f"#blocked:has-text('{said[2]}')")
+    publish(None)
+    page.wait_for_selector("#blocked", state="hidden")

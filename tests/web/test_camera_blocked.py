@@ -6,10 +6,12 @@ def test_camera_page_shows_what_blocks_the_tray(client, table):
     table.publish_picture(jpeg, {"kind": "none", "frame_size": [640, 480], "dice": [],
                                  "blocked": "hand in the tray"})
     page = client.get("/camera").get_data(as_text=True)
-    assert "blocked: hand in the tray" in page
+    assert "Blockiert: eine Hand in der Schale" in page  # German by default
+    page = client.get("/camera?lang=en").get_data(as_text=True)
+    assert "Blocked: a hand in the tray" in page
     assert client.get("/camera/latest.json").get_json()["reading"]["blocked"] == (
         "hand in the tray")
     table.publish_picture(jpeg, {"kind": "pips", "frame_size": [640, 480], "dice": [],
                                  "blocked": None})
     page = client.get("/camera").get_data(as_text=True)
-    assert 'id="blocked" class="error" hidden' in page and "blocked: " not in page
+    assert '<p id="blocked" class="error" hidden></p>' in page

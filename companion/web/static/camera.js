@@ -17,7 +17,7 @@
       // Something that is not a die lies in the tray (a hand, a cup, a coaster): no rest.
       const why = reading && reading.blocked;
       blocked.hidden = !why;
-      blocked.textContent = why ? "blocked: " + why : "";
+      blocked.textContent = why ? DC.blocked(why) : "";
     }
     const unfamiliar = document.getElementById("unfamiliar");
     if (unfamiliar) {

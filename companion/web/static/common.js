@@ -27,6 +27,13 @@
     return DC.t(key + (n === 1 ? "_one" : "_other"), Object.assign({ n: n }, fields || {}));
   };
 
+  // What blocks the tray (the camera runtime's reason), in the page's language, as the
+  // server says it (i18n.blocked): a reason the catalogue does not know, as it came.
+  DC.blocked = function (reason) {
+    const key = "why_" + reason.trim().split(/\s+/).join("_");
+    return DC.t("camera_blocked", { why: DC.catalogue[key] || reason });
+  };
+
   // Who recorded an entry, in the page's language (the turn button is "Knopf").
   DC.who = function (name) {
     const key = "who_" + (name || "");
