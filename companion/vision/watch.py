@@ -94,8 +94,8 @@ MARK_SHARE = 0.1
 # its top face is foreground to the occlusion check: more of it than not is no floor.
 SELDOM_OCCUPIED = 0.5
 
-# Without a calibration, a tray blocked while no tray is found is looked for again this
-# often (seconds; ``ThrowWatcher.find``).
+# Without a calibration, while the tray is blocked at start-up and no tray was found, it
+# is looked for again this often (seconds; ``ThrowWatcher.find``).
 LOOK_SECONDS = 2.0
 
 THROW = "throw"  # new dice at rest
