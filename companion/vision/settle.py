@@ -213,6 +213,13 @@ class SettleDetector:
             self.accept()
         return SettleEvent(AT_REST, now, new_throw)
 
+    def restart(self, frame: np.ndarray, since: float, size: tuple[int, int] | None = None
+                ) -> None:
+        """Start afresh (``reset``) from ``frame``, seen still since ``since``: the window
+        changed (``OcclusionDetector.adopt``), nothing in the tray moved."""
+        self.reset()
+        self.update(frame, since, size)
+
     def accept(self) -> None:
         """The current rest is clean: new throws are compared with it from now on."""
         if self.small is None:

@@ -182,8 +182,7 @@ class ThrowWatcher:
         if look is not None and self._look(frame, now, look):
             # The same picture in the tray's window, still since it was still before.
             since = self.settle.still_since
-            self.settle.reset()
-            self.settle.update(small, now if since is None else since, size=size)
+            self.settle.restart(small, now if since is None else since, size)
             event = self.settle.update(small, now, size=size)
         if event is None:
             return None

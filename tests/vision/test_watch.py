@@ -75,8 +75,8 @@ BLOCKS = {"rest": {HAND}, "cup": {CUP}, "coaster": {THING, HAND}, "shadow": {SHA
           "pass": set(), "nudge": set()}
 
 
-@pytest.mark.parametrize("kind", OCCLUDERS)
-def test_an_occluder_after_a_throw_adds_no_throw(kind, stage, recognizer):
+def _occluder_between_throws(stage, kind):
+    """A throw, ``kind`` of occluder, then a throw keeping one die (seed 11)."""
     writer = Writer(stage, np.random.default_rng(11), FPS)
     writer.hold(1.0)
     writer.throw()
@@ -84,6 +84,12 @@ def test_an_occluder_after_a_throw_adds_no_throw(kind, stage, recognizer):
     occluder(writer, kind)
     writer.throw(keep=1)
     writer.hold(1.5)
+    return writer
+
+
+@pytest.mark.parametrize("kind", OCCLUDERS)
+def test_an_occluder_after_a_throw_adds_no_throw(kind, stage, recognizer):
+    writer = _occluder_between_throws(stage, kind)
     events = play(writer, recognizer)
     throws = [(i, e) for i, e in events if e.kind == THROW]
     assert [i for i, _ in throws] == pytest.approx(
@@ -532,17 +538,11 @@ def test_a_knock_with_a_profile_moves_the_tray_the_dice_are_read_in(seed, shift,
 
 
 def _tray_in_a_part(stage, kind):
-    """A throw, ``kind`` of occluder, a throw keeping one die, in a 1920x1080 camera frame
-    whose tray is 500 px across: the writer, the frames and the set-up's profile."""
+    """``_occluder_between_throws`` in a 1920x1080 camera frame whose tray is 500 px
+    across: the writer, the frames and the set-up's profile."""
     margin = 1.6 * stage.edge
     x0, y0, x1, y1 = stage.area
-    writer = Writer(stage, np.random.default_rng(11), FPS)
-    writer.hold(1.0)
-    writer.throw()
-    writer.hold(1.5)
-    occluder(writer, kind)
-    writer.throw(keep=1)
-    writer.hold(1.5)
+    writer = _occluder_between_throws(stage, kind)
     frames, profile = _camera_frames(
         writer, stage, (x0 - margin, y0 - margin, x1 + margin, y1 + margin),
         size=(1920, 1080), corners=((1150, 420), (1660, 440), (1670, 830), (1140, 815)))
