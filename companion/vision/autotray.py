@@ -219,6 +219,19 @@ class TrayKeeper:
         self._trays[key] = widened(found, MARGIN * edge)
         return self._trays[key]
 
+    def forget(self, frame_size: tuple[int, int]) -> None:
+        """Forget the tray kept for frames of ``frame_size`` and the trays confirmed in
+        them: the next frame of that size is looked at afresh. For a tray under which no
+        rest is ever clean (``ThrowWatcher``'s doubt): one confirmed by a beer mat's print
+        read as a die, with that print's size for the die's."""
+        self._trays.pop(frame_size, None)
+        self._outlines.pop(frame_size, None)
+        self._steps.pop(frame_size, None)
+        self._since.pop(frame_size, None)
+        self._edges.pop(frame_size, None)
+        self._profiles.pop(frame_size, None)
+        self._confirmed = [(t, e) for t, e in self._confirmed if t.frame_size != frame_size]
+
     def fills(self, frame_size: tuple[int, int]) -> bool:
         """Whether the outline of the tray kept for frames of ``frame_size``, as found,
         covers more than ``FILLS`` of them."""

@@ -227,6 +227,13 @@ class BockRecognizer:
         calibration, or when none is found or it fills the frame."""
         return None if self.keeper is None else self.keeper.found_profile(frame, look)
 
+    def forget_tray(self, frame_size: tuple[int, int]) -> None:
+        """Without a calibration, forget the tray found in frames of ``frame_size``
+        (``TrayKeeper.forget``; the die sizes measured are kept per outline): the next
+        frame looks for it afresh. Nothing changes with a calibration."""
+        if self.keeper is not None:
+            self.keeper.forget(frame_size)
+
     def tray(self, frame: np.ndarray) -> TrayProfile | None:
         """The tray ``frame`` is read in: the profile's; without one, the tray found in
         the frame and kept while the camera shows it (``autotray.TrayKeeper``); else None

@@ -147,6 +147,17 @@ class PipRecognizer:
         calibration, or when none is found or it fills the frame."""
         return None if self.keeper is None else self.keeper.found_profile(frame, look)
 
+    def forget_tray(self, frame_size: tuple[int, int]) -> None:
+        """Without a calibration, forget the tray found in frames of ``frame_size`` and
+        the die size measured in them (``TrayKeeper.forget``): the next frame looks for
+        it afresh. Nothing changes with a calibration."""
+        if self.keeper is None:
+            return
+        self.keeper.forget(frame_size)
+        self._die_sizes.pop(frame_size, None)
+        self._reads.pop(frame_size, None)
+        self._scenes.pop(frame_size, None)
+
     def tray(self, frame: np.ndarray) -> TrayProfile | None:
         """The tray this frame is read in: the profile's; without one, the tray found in
         the frame and kept while the camera shows it in the same place

@@ -324,6 +324,32 @@ def test_the_tray_found_for_the_settle_detector_is_its_outline_with_die_and_floo
     assert keeper.found_profile(scene.frame, look=True) is found and keeper.finds == 2
 
 
+def test_a_tray_forgotten_is_looked_for_afresh_and_confirmed_again():
+    """``forget``: the tray kept and the edge it was confirmed by are gone for that frame
+    size (a beer mat's print confirmed it, read as dice of the print's size); the next
+    look asks ``confirm`` again instead of taking the edge confirmed before in the same
+    place. Frames of another size keep theirs."""
+    scene = _scene(9111)
+    edges = [20.0, 31.0]
+    asked = []
+
+    def confirm(frame, tray):
+        asked.append(tray)
+        return edges[min(len(asked), len(edges)) - 1]
+
+    keeper = TrayKeeper(confirm)
+    size = (scene.frame.shape[1], scene.frame.shape[0])
+    other = cv2.resize(scene.frame, (size[0] // 2, size[1] // 2))
+    assert keeper.found_profile(scene.frame, look=True).die_size == 20.0
+    assert keeper.tray(other) is not None and len(asked) == 2
+    kept_other = keeper.tray(other)
+    keeper.forget(size)
+    assert keeper.outline(size) is None and keeper.found_profile(scene.frame) is None
+    again = keeper.found_profile(scene.frame, look=True)
+    assert again is not None and again.die_size == 31.0 and len(asked) == 3
+    assert keeper.tray(other) is kept_other  # another frame size: not forgotten
+
+
 def test_a_tray_found_filling_the_frame_is_not_handed_to_the_settle_detector(monkeypatch):
     def whole_frame(frame):
         h, w = frame.shape[:2]
