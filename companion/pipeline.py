@@ -69,6 +69,9 @@ class FindsTray(Protocol):
         """The tray found in frames like ``frame`` as a calibration has it, or None;
         ``look``: look at ``frame`` now."""
 
+    def forget_tray(self, frame_size: tuple[int, int]) -> None:
+        """Forget the tray found in frames of ``frame_size``: look for it afresh."""
+
 
 @dataclass(frozen=True)
 class Outcome:
@@ -109,7 +112,7 @@ class Companion:
         self.recognizers = dict(recognizers)
         self.settle = settle
         self.watcher = ThrowWatcher(self._read, settle, frames_to_read, follow=self._follow_tray,
-                                    find=self._found_tray)
+                                    find=self._found_tray, forget=self._forget_tray)
         self.tracker = tracker or TurnTracker(proposers=GAMES.proposers())
         self._lock = threading.Lock()
         self.frames = 0
@@ -144,6 +147,12 @@ class Companion:
         if not isinstance(recognizer, FindsTray):
             return None
         return recognizer.found_tray(image, look)
+
+    def _forget_tray(self, frame_size: tuple[int, int]) -> None:
+        """The active game's recogniser forgets the tray it found (the watcher doubts it)."""
+        recognizer = self._recognizer()
+        if isinstance(recognizer, FindsTray):
+            recognizer.forget_tray(frame_size)
 
     def _read(self, image: Any) -> Reading:
         """Read a still frame with the active game's recogniser; no dice without one."""
@@ -240,7 +249,8 @@ class Companion:
             if settle is not None:
                 self.settle = settle
                 self.watcher = ThrowWatcher(self._read, settle, self.watcher.frames_to_read,
-                                            follow=self._follow_tray, find=self._found_tray)
+                                            follow=self._follow_tray, find=self._found_tray,
+                                            forget=self._forget_tray)
             elif self.settle.occlusion is not None:
                 # The same tray, maybe knocked since it was calibrated.
                 self._follow_tray(self.settle.occlusion.knocked)

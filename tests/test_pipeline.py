@@ -230,6 +230,7 @@ class _Finder:
     def __init__(self, tray):
         self.tray = tray
         self.asked = 0
+        self.forgotten = []
 
     def read(self, frame):
         return Reading("pips", (), (frame.shape[1], frame.shape[0]))
@@ -237,6 +238,9 @@ class _Finder:
     def found_tray(self, frame, look=False):
         self.asked += 1
         return self.tray
+
+    def forget_tray(self, frame_size):
+        self.forgotten.append(frame_size)
 
 
 def test_without_a_calibration_the_tray_the_active_games_recogniser_finds_is_watched(table):
@@ -273,6 +277,9 @@ def test_without_a_calibration_the_tray_the_active_games_recogniser_finds_is_wat
         companion.process(frame, i / 15.0)
     assert finder.asked > 0 and settle.occlusion.profile is tray
     assert settle.occlusion.window((1920, 1080)) == (648, 268, 1252, 732)  # 8 % around
+    # A tray the watcher doubts is forgotten by the recogniser that found it.
+    companion.watcher.forget((1920, 1080))
+    assert finder.forgotten == [(1920, 1080)]
 
 
 @pytest.mark.slow

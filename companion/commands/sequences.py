@@ -110,6 +110,7 @@ def reported_throws(
     watcher = ThrowWatcher(
         recognizer.read, SettleDetector(settle_seconds, occlusion=OcclusionDetector(profile)),
         follow=recognizer.follow_tray, find=recognizer.found_tray,
+        forget=recognizer.forget_tray,
     )
     tracker = TurnTracker()
     out: list[Reported] = []

@@ -45,6 +45,16 @@ table as floor (the first rest was "something in the tray" until the start-up ch
 gave up) and its dice were a few small pixels across. A tray that fills the frame is
 not handed over: the frame is the tray.
 
+A tray found is proven by the first clean rest of dice under it (an empty tray says
+nothing of the die's size). One that blocks every rest instead -- ``DOUBT_BLOCKS``
+blocked still moments over ``DOUBT_SECONDS`` with no clean rest of dice since it was
+taken -- is doubted: with ``forget`` (the recognisers' ``forget_tray``)
+the recogniser forgets it and what it measured in it, the whole frame is watched again
+and the tray is looked for afresh. A beer mat lying in the tray at start-up, its print
+read as a sure die, confirmed a tray the size of its letters for the die's: every die
+was then a blob of several "die areas", every rest "a hand in the tray", all evening.
+A hand lying in a right tray that long costs a look for it again, nothing more.
+
 A die read where the picture is what it was when the tray was last seen empty (the
 last clean rest without dice) is a mark on the floor, not a die: a speck, a stain or a
 scratch the net reads as a one. Its square must differ from the empty tray's by more
@@ -97,6 +107,11 @@ SELDOM_OCCUPIED = 0.5
 # Without a calibration, while the tray is blocked at start-up and no tray was found, it
 # is looked for again this often (seconds; ``ThrowWatcher.find``).
 LOOK_SECONDS = 2.0
+# A tray found and watched under which no dice have lain clean yet, blocked at this many
+# still moments over at least this many seconds since it was taken, is doubted: it is
+# forgotten and looked for afresh (``ThrowWatcher.forget``; module's docstring).
+DOUBT_BLOCKS = 4
+DOUBT_SECONDS = 10.0
 
 THROW = "throw"  # new dice at rest
 SAME = "same"  # the dice of the last rest again (nudged, or an occluder left)
@@ -128,6 +143,7 @@ class ThrowWatcher:
         nudge_edges: float = NUDGE_EDGES,
         follow: Callable[[tuple[float, float]], None] | None = None,
         find: Callable[[np.ndarray, bool], TrayProfile | None] | None = None,
+        forget: Callable[[tuple[int, int]], None] | None = None,
     ) -> None:
         if frames_to_read < 1:
             raise ValueError(f"frames_to_read must be at least 1, got {frames_to_read}")
@@ -140,6 +156,11 @@ class ThrowWatcher:
         # ``found_tray``.
         self.find = find
         self._looked = -math.inf  # when ``find`` was last asked
+        # Told to forget a tray found that no clean rest proved (module's docstring):
+        # the recognisers' ``forget_tray``.
+        self.forget = forget
+        self._doubted_since: float | None = None  # when an unproven found tray was taken
+        self._doubts = 0  # blocked still moments under it since
         self.settle = settle
         settle.auto_accept = False
         self.frames_to_read = frames_to_read
@@ -154,6 +175,7 @@ class ThrowWatcher:
         self.last = None
         self._still.clear()
         self._empty = None
+        self._doubted_since = None
 
     @property
     def state(self) -> str:
@@ -187,6 +209,8 @@ class ThrowWatcher:
         if event is None:
             return None
         if event.state in (MOVING, BLOCKED, COVERED):
+            if event.state == BLOCKED:
+                self._doubt(small, size, now)
             return WatchEvent(event.state, now, reason=event.reason)
         if event.state != AT_REST:
             return None
@@ -240,8 +264,32 @@ class ThrowWatcher:
         else:
             log.info("watching the tray found at %s (die %.0f px), not the whole frame",
                      [(round(x), round(y)) for x, y in found.corners], found.die_size or 0.0)
+        self._doubted_since = None if found is None else now
+        self._doubts = 0
         self._followed = (0.0, 0.0)
         return True
+
+    def _doubt(self, small: np.ndarray, size: tuple[int, int] | None, now: float) -> None:
+        """A still moment blocked: under a found tray no clean rest of dice has proven, once
+        ``DOUBT_BLOCKS`` such over ``DOUBT_SECONDS``, forget it and watch the whole frame
+        again (module's docstring); the tray is looked for afresh from the next frame."""
+        occlusion = self.settle.occlusion
+        if self._doubted_since is None or self.forget is None or occlusion is None:
+            return
+        self._doubts += 1
+        if self._doubts < DOUBT_BLOCKS or now - self._doubted_since < DOUBT_SECONDS:
+            return
+        self._doubted_since = None
+        assert occlusion.profile is not None and size is not None
+        log.warning("the tray found at %s (die %.0f px) blocked %d still moments and no dice"
+                    " lay clean in it: looking for it afresh",
+                    [(round(x), round(y)) for x, y in occlusion.profile.corners],
+                    occlusion.profile.die_size or 0.0, self._doubts)
+        self.forget(size)
+        if occlusion.adopt(None):
+            since = self.settle.still_since
+            self.settle.restart(small, now if since is None else since, size)
+            self._looked = -math.inf  # look at the next frame
 
     def _follow_knock(self) -> None:
         """Tell ``follow`` how far knocks have moved the picture, when that changed."""
@@ -280,6 +328,8 @@ class ThrowWatcher:
             view = occlusion.unexplained(small, size, reading, self.last)
             if view.blocked:
                 self.settle.block(view)
+                if not view.covered:
+                    self._doubt(small, size, now)
                 return WatchEvent(BLOCKED, now, reason=view.reason)
         same = self.last is not None and same_dice(reading, self.last, self.nudge_edges)
         self._accept(reading)
@@ -291,6 +341,8 @@ class ThrowWatcher:
         """``reading`` is the clean rest new throws are compared with from now on (and
         whose dice a cup may take out of sight)."""
         self.settle.accept()
+        if reading.dice:
+            self._doubted_since = None  # dice read clean: the tray watched is proven
         if self.settle.occlusion is not None:
             self.settle.occlusion.rest(reading)
         self.last = reading

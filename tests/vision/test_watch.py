@@ -23,6 +23,7 @@ from companion.vision.types import Die, DieRegion, Reading
 from companion.vision.watch import (
     BLOCKED,
     COVERED,
+    DOUBT_SECONDS,
     EMPTY,
     SAME,
     THROW,
@@ -895,10 +896,13 @@ def test_a_camera_without_calibration_watches_the_tray_it_found(kind, stage):
     writer, frames, profile = _tray_in_a_part(stage, kind)
     reader = PipRecognizer()
     occlusion = OcclusionDetector()
+    forgotten = []
     watcher = ThrowWatcher(reader.read, SettleDetector(0.6, occlusion=occlusion),
-                           follow=reader.follow_tray, find=reader.found_tray)
+                           follow=reader.follow_tray, find=reader.found_tray,
+                           forget=forgotten.append)
     events = watch(watcher, frames)
     assert_throws_as_written(events, writer)
+    assert forgotten == []  # the tray found is proven by the dice read clean in it
     # The empty tray before the first throw holds no die to confirm a tray found by: the
     # table around blocks until then. From the first throw on, only the occluder does.
     first = next(i for i, e in events if e.kind == THROW)
@@ -913,3 +917,64 @@ def test_a_camera_without_calibration_watches_the_tray_it_found(kind, stage):
     blind = ThrowWatcher(PipRecognizer().read, SettleDetector(0.6, occlusion=OcclusionDetector()))
     thrown = [e for _, e in watch(blind, frames) if e.kind == THROW]
     assert len(thrown) < len(writer.expected), kinds(events)
+
+
+def test_a_tray_found_that_blocks_every_rest_of_dice_is_looked_for_afresh(stage):
+    """A tray found without a calibration whose die size is wrong -- a beer mat lying in
+    the tray at start-up, its print read as a sure die, confirmed a tray with the print's
+    size for the die's -- made every die a blob of several "die areas": every rest of
+    dice was blocked for the rest of the evening. No rest of dice is clean under it, so
+    after ``DOUBT_BLOCKS`` blocked still moments over ``DOUBT_SECONDS`` it is forgotten
+    (``forget``) and looked for afresh, and the throws after are read. An empty rest
+    under it proves nothing: its die size is not seen there."""
+    writer = Writer(stage, np.random.default_rng(11), FPS)
+    writer.hold(1.0)
+    for kind in ("rest", "pass", "coaster", "rest", "cup"):
+        writer.throw()
+        writer.hold(1.5)
+        occluder(writer, kind)
+    writer.throw()
+    writer.hold(1.5)
+    margin = 1.6 * stage.edge
+    x0, y0, x1, y1 = stage.area
+    frames, profile = _camera_frames(
+        writer, stage, (x0 - margin, y0 - margin, x1 + margin, y1 + margin),
+        size=(1920, 1080), corners=((1150, 420), (1660, 440), (1670, 830), (1140, 815)))
+    wrong = replace(profile, die_size=0.6 * profile.die_size)
+
+    def run(forgets):
+        reader = PipRecognizer()
+        forgotten = []
+
+        def find(frame, look):
+            return wrong if not forgotten else reader.found_tray(frame, look)
+
+        def forget(size):
+            forgotten.append(size)
+            reader.forget_tray(size)
+
+        occlusion = OcclusionDetector()
+        watcher = ThrowWatcher(reader.read, SettleDetector(0.6, occlusion=occlusion),
+                               follow=reader.follow_tray, find=find,
+                               forget=forget if forgets else None)
+        return watch(watcher, frames), forgotten, occlusion
+
+    # Without forgetting: the empty tray at start-up is the one clean rest, no throw is.
+    events, _, _ = run(False)
+    assert EMPTY in kinds(events) and THROW not in kinds(events), kinds(events)
+    events, forgotten, occlusion = run(True)
+    assert forgotten == [(1920, 1080)], kinds(events)
+    gave_up = next(i for i, e in events if e.kind == BLOCKED and i / FPS >= DOUBT_SECONDS)
+    # The throws after it are read, each within a second (one before it may be read
+    # late, as the throw it is: the dice lying there).
+    after = [x for x in writer.expected if x["frame"] > gave_up + FPS]
+    assert len(after) >= 3
+    thrown = [(i, sorted(e.reading.values)) for i, e in events if e.kind == THROW]
+    for x in after:
+        assert any(0 <= i - x["frame"] <= FPS and v == x["values"] for i, v in thrown), (
+            x, thrown)
+    # What is watched at the end is the tray found afresh, with the die's size.
+    assert occlusion.profile is not None
+    found = np.array(occlusion.profile.corners)
+    assert np.abs(found - np.array(profile.corners)).max() < profile.die_size
+    assert occlusion.profile.die_size == pytest.approx(profile.die_size, rel=0.15)
