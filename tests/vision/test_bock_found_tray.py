@@ -68,6 +68,12 @@ def test_dice_are_read_in_the_tray_found_in_the_frame(setup, surround, seed):
     assert sure_wrong == 0 and sure_extra == 0 and extra <= 1
     assert not reading.cluttered
     assert "tray" in reading.timings_ms
+    # Forgotten (``ThrowWatcher`` doubted it): the next frame looks for it again.
+    size = scene.frame.shape[1::-1]
+    recognizer.forget_tray(size)
+    assert recognizer.keeper.outline(size) is None and recognizer.found_tray(scene.frame) is None
+    recognizer.read(scene.frame)
+    assert recognizer.keeper.finds == 2 and recognizer.keeper.outline(size) is not None
 
 
 def test_a_whole_frame_is_read_at_the_scale_its_dice_measure():
