@@ -280,7 +280,8 @@ class ThrowWatcher:
         if self._doubts < DOUBT_BLOCKS or now - self._doubted_since < DOUBT_SECONDS:
             return
         self._doubted_since = None
-        assert occlusion.profile is not None and size is not None
+        if occlusion.profile is None or size is None:
+            return  # the whole frame is watched already
         log.warning("the tray found at %s (die %.0f px) blocked %d still moments and no dice"
                     " lay clean in it: looking for it afresh",
                     [(round(x), round(y)) for x, y in occlusion.profile.corners],
