@@ -65,6 +65,13 @@ SIZE_SURE = 0.8
 # 25); a drinks menu around the tray (``scene.UNSEEN_SURROUNDS``) 300-2,000 dice, each read
 # costing the net some 10 ms. The caps bound that time and keep those phantoms out.
 CLUTTER_REGIONS = 150
+# A tray looked for at the settle detector's request (``found_tray`` with ``look``: the
+# tray blocked at start-up, no throw read yet) is confirmed by at least this many sure
+# dice read in it. A beer mat lying in the tray then reads as a row of dice, its
+# letters, one of them sure: confirmed by it, the tray got the letters' size for the
+# die's (validation evening 82-3, hold-out 66-3). A throw read at a rest confirms it
+# by one, as ever.
+LOOK_SURE = 2
 CLUTTER_DICE = 40
 
 
@@ -120,6 +127,7 @@ class PipRecognizer:
         )
         self._die_sizes: dict[tuple[int, int], list[float]] = {}
         self._reads: dict[tuple[int, int], int] = {}
+        self._sure_needed = 1  # sure dice a tray found must hold (``LOOK_SURE``)
         self._seen: list[Candidate] | None = None  # while ``candidates`` reads
         # While ``read`` reads a frame: the frame, once its die size has been measured.
         self._frame: np.ndarray | None = None
@@ -143,9 +151,16 @@ class PipRecognizer:
     def found_tray(self, frame: np.ndarray, look: bool = False) -> TrayProfile | None:
         """Without a calibration, the tray found in frames like ``frame`` as a calibration
         has it (die size, floor colour; ``TrayKeeper.found_profile``, which with ``look``
-        looks at ``frame`` now), for the settle detector to watch; None with a
-        calibration, or when none is found or it fills the frame."""
-        return None if self.keeper is None else self.keeper.found_profile(frame, look)
+        looks at ``frame`` now: a tray found so must hold ``LOOK_SURE`` sure dice), for
+        the settle detector to watch; None with a calibration, or when none is found or
+        it fills the frame."""
+        if self.keeper is None:
+            return None
+        self._sure_needed = LOOK_SURE if look else 1
+        try:
+            return self.keeper.found_profile(frame, look)
+        finally:
+            self._sure_needed = 1
 
     def forget_tray(self, frame_size: tuple[int, int]) -> None:
         """Without a calibration, forget the tray found in frames of ``frame_size`` and
@@ -194,7 +209,7 @@ class PipRecognizer:
     def _tray_edge(self, frame: np.ndarray, tray: TrayProfile) -> float | None:
         """``_holds_the_dice`` without forgetting."""
         inside = [d for d in self._read(frame, tray).dice if not d.uncertain]
-        if not inside:
+        if len(inside) < self._sure_needed:
             return None
         edge = float(np.median([d.region.size for d in inside]))
         whole = self._read(frame, None)

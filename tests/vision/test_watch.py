@@ -978,3 +978,29 @@ def test_a_tray_found_that_blocks_every_rest_of_dice_is_looked_for_afresh(stage)
     found = np.array(occlusion.profile.corners)
     assert np.abs(found - np.array(profile.corners)).max() < profile.die_size
     assert occlusion.profile.die_size == pytest.approx(profile.die_size, rel=0.15)
+
+
+def test_a_tray_looked_for_at_start_up_is_confirmed_by_two_sure_dice(stage):
+    """``found_tray`` with ``look`` (the settle detector's start-up look, no throw read
+    yet) takes a tray found only when at least ``LOOK_SURE`` sure dice lie in it: a beer
+    mat's letters read as one sure die confirmed a tray with their size for the die's.
+    A read at a rest confirms it by one die, as before."""
+    writer = Writer(stage, np.random.default_rng(11), FPS)
+    writer.hold(0.5)
+    writer.throw(n=1)
+    writer.hold(1.0)
+    writer.throw(n=3)
+    writer.hold(1.0)
+    margin = 1.6 * stage.edge
+    x0, y0, x1, y1 = stage.area
+    frames, profile = _camera_frames(
+        writer, stage, (x0 - margin, y0 - margin, x1 + margin, y1 + margin),
+        size=(1920, 1080), corners=((1150, 420), (1660, 440), (1670, 830), (1140, 815)))
+    one, three = (frames[x["frame"] + 5] for x in writer.expected)
+    reader = PipRecognizer()
+    assert [d.uncertain for d in reader.read(one).dice] == [False]  # one die, sure
+    assert PipRecognizer().found_tray(one, look=True) is None
+    assert reader.found_tray(one) is not None  # the read kept the tray it found
+    found = PipRecognizer().found_tray(three, look=True)
+    assert found is not None
+    assert np.abs(np.array(found.corners) - np.array(profile.corners)).max() < profile.die_size
