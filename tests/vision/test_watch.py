@@ -541,13 +541,18 @@ def test_a_knock_with_a_profile_moves_the_tray_the_dice_are_read_in(seed, shift,
 def _tray_in_a_part(stage, kind):
     """``_occluder_between_throws`` in a 1920x1080 camera frame whose tray is 500 px
     across: the writer, the frames and the set-up's profile."""
+    writer = _occluder_between_throws(stage, kind)
+    return (writer, *_in_a_part(writer, stage))
+
+
+def _in_a_part(writer, stage):
+    """The writer's frames in a 1920x1080 camera frame whose tray is 500 px across, and
+    the set-up's profile."""
     margin = 1.6 * stage.edge
     x0, y0, x1, y1 = stage.area
-    writer = _occluder_between_throws(stage, kind)
-    frames, profile = _camera_frames(
+    return _camera_frames(
         writer, stage, (x0 - margin, y0 - margin, x1 + margin, y1 + margin),
         size=(1920, 1080), corners=((1150, 420), (1660, 440), (1670, 830), (1140, 815)))
-    return writer, frames, profile
 
 
 @pytest.mark.parametrize("kind", ["rest", "cup", "coaster", "shadow"])
@@ -935,11 +940,7 @@ def test_a_tray_found_that_blocks_every_rest_of_dice_is_looked_for_afresh(stage)
         occluder(writer, kind)
     writer.throw()
     writer.hold(1.5)
-    margin = 1.6 * stage.edge
-    x0, y0, x1, y1 = stage.area
-    frames, profile = _camera_frames(
-        writer, stage, (x0 - margin, y0 - margin, x1 + margin, y1 + margin),
-        size=(1920, 1080), corners=((1150, 420), (1660, 440), (1670, 830), (1140, 815)))
+    frames, profile = _in_a_part(writer, stage)
     wrong = replace(profile, die_size=0.6 * profile.die_size)
 
     def run(forgets):
@@ -991,11 +992,7 @@ def test_a_tray_looked_for_at_start_up_is_confirmed_by_two_sure_dice(stage):
     writer.hold(1.0)
     writer.throw(n=3)
     writer.hold(1.0)
-    margin = 1.6 * stage.edge
-    x0, y0, x1, y1 = stage.area
-    frames, profile = _camera_frames(
-        writer, stage, (x0 - margin, y0 - margin, x1 + margin, y1 + margin),
-        size=(1920, 1080), corners=((1150, 420), (1660, 440), (1670, 830), (1140, 815)))
+    frames, profile = _in_a_part(writer, stage)
     one, three = (frames[x["frame"] + 5] for x in writer.expected)
     reader = PipRecognizer()
     assert [d.uncertain for d in reader.read(one).dice] == [False]  # one die, sure
