@@ -65,6 +65,7 @@ SIZE_SURE = 0.8
 # 25); a drinks menu around the tray (``scene.UNSEEN_SURROUNDS``) 300-2,000 dice, each read
 # costing the net some 10 ms. The caps bound that time and keep those phantoms out.
 CLUTTER_REGIONS = 150
+CLUTTER_DICE = 40
 # A tray looked for at the settle detector's request (``found_tray`` with ``look``: the
 # tray blocked at start-up, no throw read yet) is confirmed by at least this many sure
 # dice read in it. A beer mat lying in the tray then reads as a row of dice, its
@@ -72,7 +73,6 @@ CLUTTER_REGIONS = 150
 # die's (validation evening 82-3, hold-out 66-3). A throw read at a rest confirms it
 # by one, as ever.
 LOOK_SURE = 2
-CLUTTER_DICE = 40
 
 
 class PipRecognizer:

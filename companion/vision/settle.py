@@ -213,12 +213,14 @@ class SettleDetector:
             self.accept()
         return SettleEvent(AT_REST, now, new_throw)
 
-    def restart(self, frame: np.ndarray, since: float, size: tuple[int, int] | None = None
+    def restart(self, frame: np.ndarray, now: float, size: tuple[int, int] | None = None
                 ) -> None:
-        """Start afresh (``reset``) from ``frame``, seen still since ``since``: the window
-        changed (``OcclusionDetector.adopt``), nothing in the tray moved."""
+        """Start afresh (``reset``) from ``frame``, seen still since it was still before
+        (else since ``now``): the window changed (``OcclusionDetector.adopt``), nothing in
+        the tray moved."""
+        since = self.still_since
         self.reset()
-        self.update(frame, since, size)
+        self.update(frame, now if since is None else since, size)
 
     def accept(self) -> None:
         """The current rest is clean: new throws are compared with it from now on."""

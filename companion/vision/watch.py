@@ -203,8 +203,7 @@ class ThrowWatcher:
         look = self._looks_for_tray(event, now)
         if look is not None and self._look(frame, now, look):
             # The same picture in the tray's window, still since it was still before.
-            since = self.settle.still_since
-            self.settle.restart(small, now if since is None else since, size)
+            self.settle.restart(small, now, size)
             event = self.settle.update(small, now, size=size)
         if event is None:
             return None
@@ -263,7 +262,7 @@ class ThrowWatcher:
             log.info("no tray found at a rest: watching the whole frame again")
         else:
             log.info("watching the tray found at %s (die %.0f px), not the whole frame",
-                     [(round(x), round(y)) for x, y in found.corners], found.die_size or 0.0)
+                     _corners(found), found.die_size or 0.0)
         self._doubted_since = None if found is None else now
         self._doubts = 0
         self._followed = (0.0, 0.0)
@@ -284,12 +283,11 @@ class ThrowWatcher:
             return  # the whole frame is watched already
         log.warning("the tray found at %s (die %.0f px) blocked %d still moments and no dice"
                     " lay clean in it: looking for it afresh",
-                    [(round(x), round(y)) for x, y in occlusion.profile.corners],
-                    occlusion.profile.die_size or 0.0, self._doubts)
+                    _corners(occlusion.profile), occlusion.profile.die_size or 0.0,
+                    self._doubts)
         self.forget(size)
         if occlusion.adopt(None):
-            since = self.settle.still_since
-            self.settle.restart(small, now if since is None else since, size)
+            self.settle.restart(small, now, size)
             self._looked = -math.inf  # look at the next frame
 
     def _follow_knock(self) -> None:
@@ -349,6 +347,11 @@ class ThrowWatcher:
         self.last = reading
         if not reading.dice and self._still:
             self._empty = self._still[-1]
+
+
+def _corners(tray: TrayProfile) -> list[tuple[int, int]]:
+    """A tray's corners in whole pixels, for the log."""
+    return [(round(x), round(y)) for x, y in tray.corners]
 
 
 def _changed_since(die: Die, frame: np.ndarray, empty: np.ndarray) -> bool:
