@@ -124,21 +124,39 @@ def side_steps(frame: np.ndarray, corners: Corners) -> np.ndarray | None:
 
 def steps_match(before: np.ndarray, now: np.ndarray | None) -> bool:
     """Whether the steps across the sides (``side_steps``) are where they were."""
+    return now is not None and not sides_moved(before, now)
+
+
+def sides_moved(before: np.ndarray, now: np.ndarray | None) -> tuple[int, ...]:
+    """The sides (0 to 3, from corner k to corner k + 1) whose steps (``side_steps``) are
+    not where they were (every side when there is no outline now); a side along the
+    frame's border is never among them, one with too few steep points to check always."""
     if now is None:
-        return False
-    for side in range(4):
+        return tuple(range(len(before)))
+    moved = []
+    for side in range(len(before)):
         then, seen = before[side], now[side]
         if not _checkable(then):
             continue
         usable = ~np.isnan(then[:, 0]) & (then[:, 1] >= CHECK_STEP)
         if usable.sum() < 4:
-            return False
+            moved.append(side)
+            continue
         same = (np.abs(seen[usable, 0] - then[usable, 0]) <= 1.0) & (
             seen[usable, 1] >= np.maximum(CHECK_KEPT * then[usable, 1], CHECK_STEP / 2)
         )
         if same.mean() < CHECK_SAME:
-            return False
-    return True
+            moved.append(side)
+    return tuple(moved)
+
+
+def moved_across(sides: Sequence[int]) -> bool:
+    """Whether the sides that moved (``sides_moved``) say the tray moved in the picture:
+    three of them, or two opposite ones. A tray moved straight along two of its sides
+    moves the other two; a hand or an arm over the tray's rim covers one side, or two
+    beside each other at a corner."""
+    moved = set(sides)
+    return len(moved) >= 3 or {0, 2} <= moved or {1, 3} <= moved
 
 
 def _checkable(side: np.ndarray) -> bool:

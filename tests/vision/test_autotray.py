@@ -14,7 +14,14 @@ from companion.synth.scene import Setup, compose
 from companion.synth.stage import render_stage
 from companion.synth.writer import Writer
 from companion.vision import autotray
-from companion.vision.autotray import TrayKeeper, side_steps, steps_match, widened
+from companion.vision.autotray import (
+    TrayKeeper,
+    moved_across,
+    side_steps,
+    sides_moved,
+    steps_match,
+    widened,
+)
 from companion.vision.recognizer import PipRecognizer
 from companion.vision.spot import PipSpotter
 from companion.vision.tray import TrayProfile
@@ -63,6 +70,38 @@ def test_the_steps_across_the_sides_stay_while_the_camera_does():
     assert not steps_match(before, side_steps(moved, corners))
     # A frame without any edges at all.
     assert not steps_match(before, side_steps(np.full_like(first.frame, 90), corners))
+
+
+def test_which_sides_moved_tells_a_moved_camera_from_a_hand_at_the_rim():
+    """``sides_moved`` names the sides whose steps left their place, ``moved_across``
+    says whether that is the tray moved: the camera moved by two to three die edges
+    straight down or sideways moves the two sides across the move (the other two may
+    slide along themselves); a skin-coloured arm over the middle of one side covers that
+    side, a large hand over a corner the two sides beside it, and neither is a move; an
+    unchanged frame moves no side."""
+    first = _scene(9100)
+    corners = _corners(first)
+    before = side_steps(first.frame, corners)
+    assert sides_moved(before, side_steps(first.frame, corners)) == ()
+    h, w = first.frame.shape[:2]
+    for (dx, dy), across in (((0, 80), {0, 2}), ((120, 0), {1, 3})):
+        frame = cv2.warpAffine(first.frame, np.float32([[1, 0, dx], [0, 1, dy]]), (w, h),
+                               borderMode=cv2.BORDER_REPLICATE)
+        moved = sides_moved(before, side_steps(frame, corners))
+        assert across <= set(moved) and moved_across(moved), (dx, dy, moved)
+    quad = np.array(corners)
+    for k in range(4):
+        middle = (quad[k] + quad[(k + 1) % 4]) / 2
+        arm = first.frame.copy()
+        cv2.ellipse(arm, (round(middle[0]), round(middle[1])), (220, 110), 90 * (1 - k % 2),
+                    0, 360, (120, 150, 205), -1)
+        assert sides_moved(before, side_steps(arm, corners)) == (k,)
+        hand = first.frame.copy()
+        cv2.circle(hand, (round(quad[k][0]), round(quad[k][1])), 260, (120, 150, 205), -1)
+        moved = sides_moved(before, side_steps(hand, corners))
+        assert set(moved) == {k, (k - 1) % 4} and not moved_across(moved), (k, moved)
+    assert sides_moved(before, None) == (0, 1, 2, 3)
+    assert moved_across((0, 1, 2)) and not moved_across((3, 0))
 
 
 def test_the_keeper_looks_once_while_the_tray_stays_and_again_when_it_moves():
