@@ -96,7 +96,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from companion.vision.autotray import SAME_PLACE
+from companion.vision.autotray import SAME_PLACE, side_steps
 from companion.vision.tray import TrayProfile
 from companion.vision.types import Die, Reading, VisionError
 
@@ -877,6 +877,15 @@ class OcclusionDetector:
         ):
             return TrayState(True, THING)
         return CLEAR
+
+    def sides(self, small: np.ndarray) -> np.ndarray | None:
+        """The steps in brightness across the sides of the tray watched, where they lie in
+        ``small`` (``autotray.side_steps`` of its outline, knocks followed, in small-frame
+        pixels); None without a tray (the whole frame is watched) or a frame yet."""
+        if self.profile is None or self._frame_size is None:
+            return None
+        outline = self.profile.moved(self.knocked).corners_in(self._frame_size)
+        return side_steps(small, tuple(self._small_point(x, y) for x, y in outline))
 
     def learn(self, small: np.ndarray) -> None:
         """Take ``small`` (a clean rest) as the reference the next frames are compared with."""

@@ -55,6 +55,13 @@ read as a sure die, confirmed a tray the size of its letters for the die's: ever
 was then a blob of several "die areas", every rest "a hand in the tray", all evening.
 A hand lying in a right tray that long costs a look for it again, nothing more.
 
+A calibrated tray is not looked for: the camera moved further than a knock is followed
+(``occlusion.KNOCK_EDGES``) leaves every rest after it blocked, "a hand in the tray" all
+evening. When the rests were blocked ``DOUBT_BLOCKS`` times over ``DOUBT_SECONDS`` since
+the last clean one and the steps in brightness across the tray's sides have left the
+places they had at that rest (``autotray.moved_across``), the blocked rests say so
+(``MOVED``, ``moved``): the camera page asks for a new calibration.
+
 A die read where the picture is what it was when the tray was last seen empty (the
 last clean rest without dice) is a mark on the floor, not a die: a speck, a stain or a
 scratch the net reads as a one. Its square must differ from the empty tray's by more
@@ -77,6 +84,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from companion.vision.autotray import moved_across, sides_moved
 from companion.vision.combine import combine_with_left_out
 from companion.vision.occlusion import KNOCK_EDGES, channel_max
 from companion.vision.settle import (
@@ -112,6 +120,12 @@ LOOK_SECONDS = 2.0
 # forgotten and looked for afresh (``ThrowWatcher.forget``; module's docstring).
 DOUBT_BLOCKS = 4
 DOUBT_SECONDS = 10.0
+# A calibrated tray blocked as often and as long since the last clean rest whose sides'
+# steps in brightness are no longer where they were then (``autotray.sides_moved``,
+# ``moved_across``: three sides, or two opposite ones; a hand covers one, or two at a
+# corner) no longer fits the picture: the camera was moved further than a knock is
+# followed (``occlusion.KNOCK_EDGES``).
+MOVED = "camera moved since calibration"  # the reason a rest is blocked then
 
 THROW = "throw"  # new dice at rest
 SAME = "same"  # the dice of the last rest again (nudged, or an occluder left)
@@ -161,6 +175,13 @@ class ThrowWatcher:
         self.forget = forget
         self._doubted_since: float | None = None  # when an unproven found tray was taken
         self._doubts = 0  # blocked still moments under it since
+        # With a calibration: the steps across the tray's sides at the last clean rest
+        # (``OcclusionDetector.sides``), when that was, and the blocked still moments
+        # since. ``moved``: the calibration no longer fits the picture (``MOVED``).
+        self._sides: np.ndarray | None = None
+        self._rested_at: float | None = None
+        self._blocks_since_rest = 0
+        self.moved = False
         self.settle = settle
         settle.auto_accept = False
         self.frames_to_read = frames_to_read
@@ -176,6 +197,10 @@ class ThrowWatcher:
         self._still.clear()
         self._empty = None
         self._doubted_since = None
+        self._sides = None
+        self._rested_at = None
+        self._blocks_since_rest = 0
+        self.moved = False
 
     @property
     def state(self) -> str:
@@ -208,13 +233,15 @@ class ThrowWatcher:
         if event is None:
             return None
         if event.state in (MOVING, BLOCKED, COVERED):
+            reason = event.reason
             if event.state == BLOCKED:
                 self._doubt(small, size, now)
-            return WatchEvent(event.state, now, reason=event.reason)
+                reason = MOVED if self.moved else reason
+            return WatchEvent(event.state, now, reason=reason)
         if event.state != AT_REST:
             return None
         if not event.new_throw and self.last is not None:
-            self._accept(self.last)
+            self._accept(self.last, now)
             return WatchEvent(SAME, now, self.last)
         self._follow_knock()
         try:
@@ -268,10 +295,14 @@ class ThrowWatcher:
         self._followed = (0.0, 0.0)
         return True
 
-    def _doubt(self, small: np.ndarray, size: tuple[int, int] | None, now: float) -> None:
-        """A still moment blocked: under a found tray no clean rest of dice has proven, once
-        ``DOUBT_BLOCKS`` such over ``DOUBT_SECONDS``, forget it and watch the whole frame
-        again (module's docstring); the tray is looked for afresh from the next frame."""
+    def _doubt(self, frame: np.ndarray, size: tuple[int, int] | None, now: float) -> None:
+        """A still moment blocked (``frame``: the picture or its small copy): under a found
+        tray no clean rest of dice has proven, once ``DOUBT_BLOCKS`` such over
+        ``DOUBT_SECONDS``, forget it and watch the whole frame again (module's
+        docstring); the tray is looked for afresh from the next frame. Under a calibrated
+        tray, as often and as long since the last clean rest, see whether the camera
+        moved (``_doubt_calibration``)."""
+        self._doubt_calibration(now)
         occlusion = self.settle.occlusion
         if self._doubted_since is None or self.forget is None or occlusion is None:
             return
@@ -287,8 +318,28 @@ class ThrowWatcher:
                     self._doubts)
         self.forget(size)
         if occlusion.adopt(None):
-            self.settle.restart(small, now, size)
+            self.settle.restart(frame, now, size)
             self._looked = -math.inf  # look at the next frame
+
+    def _doubt_calibration(self, now: float) -> None:
+        """A still moment blocked under a calibrated tray: once ``DOUBT_BLOCKS`` such over
+        ``DOUBT_SECONDS`` since the last clean rest, the calibration no longer fits
+        (``moved``) when three of the tray's sides, or two opposite ones, are not where
+        they were then: every blocked rest says so (``MOVED``) until a clean one."""
+        occlusion = self.settle.occlusion
+        if (occlusion is None or occlusion.calibrated is None or self.moved
+                or self._sides is None or self._rested_at is None or self.settle.small is None):
+            return
+        self._blocks_since_rest += 1
+        if self._blocks_since_rest < DOUBT_BLOCKS or now - self._rested_at < DOUBT_SECONDS:
+            return
+        moved = sides_moved(self._sides, occlusion.sides(self.settle.small))
+        if moved_across(moved):
+            self.moved = True
+            log.warning("sides %s of the calibrated tray are no longer where they were and %d"
+                        " still moments were blocked since the last clean rest: the camera"
+                        " moved further than a knock is followed; calibrate again",
+                        list(moved), self._blocks_since_rest)
 
     def _follow_knock(self) -> None:
         """Tell ``follow`` how far knocks have moved the picture, when that changed."""
@@ -327,23 +378,30 @@ class ThrowWatcher:
             view = occlusion.unexplained(small, size, reading, self.last)
             if view.blocked:
                 self.settle.block(view)
+                reason = view.reason
                 if not view.covered:
-                    self._doubt(small, size, now)
-                return WatchEvent(BLOCKED, now, reason=view.reason)
+                    self._doubt(self._still[-1], size, now)
+                    reason = MOVED if self.moved else reason
+                return WatchEvent(BLOCKED, now, reason=reason)
         same = self.last is not None and same_dice(reading, self.last, self.nudge_edges)
-        self._accept(reading)
+        self._accept(reading, now)
         if not reading.dice:
             return WatchEvent(EMPTY, now, reading)
         return WatchEvent(SAME if same else THROW, now, reading)
 
-    def _accept(self, reading: Reading) -> None:
+    def _accept(self, reading: Reading, now: float) -> None:
         """``reading`` is the clean rest new throws are compared with from now on (and
         whose dice a cup may take out of sight)."""
         self.settle.accept()
         if reading.dice:
             self._doubted_since = None  # dice read clean: the tray watched is proven
-        if self.settle.occlusion is not None:
-            self.settle.occlusion.rest(reading)
+        occlusion = self.settle.occlusion
+        if occlusion is not None:
+            occlusion.rest(reading)
+            if occlusion.calibrated is not None and self.settle.small is not None:
+                # Where the calibrated tray's sides are at a clean rest (``moved``).
+                self._sides = occlusion.sides(self.settle.small)
+                self._rested_at, self._blocks_since_rest, self.moved = now, 0, False
         self.last = reading
         if not reading.dice and self._still:
             self._empty = self._still[-1]

@@ -25,6 +25,7 @@ from companion.vision.watch import (
     COVERED,
     DOUBT_SECONDS,
     EMPTY,
+    MOVED,
     SAME,
     THROW,
     ThrowWatcher,
@@ -536,6 +537,70 @@ def test_a_knock_with_a_profile_moves_the_tray_the_dice_are_read_in(seed, shift,
     assert_throws_as_written(events, writer)
     assert occlusion.knocked == pytest.approx((shift[0] / 1280, shift[1] / 960), abs=0.003)
     assert recognizer.profile == profile.moved(occlusion.knocked)
+
+
+def _knocked_far(stage, seed, shift, throws_after=5):
+    """A calibrated 1280x960 camera (``_camera_frames``) moved by ``shift`` pixels after
+    the first throw, and ``throws_after`` throws 2 s apart after it: the writer, the
+    frames, the profile and the first frame moved."""
+    margin = 1.6 * stage.edge
+    x0, y0, x1, y1 = stage.area
+    writer = Writer(stage, np.random.default_rng(seed), FPS)
+    writer.hold(1.0)
+    writer.throw()
+    writer.hold(1.5)
+    knock = len(writer.frames)
+    for _ in range(throws_after):
+        writer.throw()
+        writer.hold(2.0)
+    frames, profile = _camera_frames(writer, stage,
+                                     (x0 - margin, y0 - margin, x1 + margin, y1 + margin))
+    m = np.float32([[1, 0, shift[0]], [0, 1, shift[1]]])
+    for i in range(knock, len(frames)):
+        frames[i] = cv2.warpAffine(frames[i], m, (1280, 960), borderMode=cv2.BORDER_REPLICATE)
+    return writer, frames, profile, knock
+
+
+@pytest.mark.parametrize("shift", [(150, 90), (0, -160)])
+def test_a_camera_moved_further_than_a_knock_is_followed_asks_to_calibrate_again(shift, stage):
+    """A calibrated camera moved by four to five die edges (a knock is followed up to
+    two): every rest after it was "hand in the tray" or "shadow over the tray", all
+    evening, and nothing said why. Once the rests were blocked ``DOUBT_BLOCKS`` times over
+    ``DOUBT_SECONDS`` since the last clean one and the tray's sides are no longer where
+    they were then, the blocked rests say the camera moved since it was calibrated (the
+    camera page asks for a new calibration). Moved straight up, two sides moved along
+    themselves: the other two tell."""
+    writer, frames, profile, knock = _knocked_far(stage, 2, shift)
+    reader = PipRecognizer(profile=profile)
+    watcher = ThrowWatcher(reader.read, SettleDetector(0.6, occlusion=OcclusionDetector(profile)),
+                           follow=reader.follow_tray)
+    events = watch(watcher, frames)
+    first = writer.expected[0]
+    throws = [(i, sorted(e.reading.values)) for i, e in events if e.kind == THROW]
+    assert throws == [(pytest.approx(first["frame"], abs=FPS), first["values"])], kinds(events)
+    moved = [i for i, e in events if e.kind == BLOCKED and e.reason == MOVED]
+    # Not before the rests after the knock were blocked that long since the last clean one.
+    assert moved and min(moved) >= max(knock, throws[0][0] + DOUBT_SECONDS * FPS), kinds(events)
+    assert events[-1][1].reason == MOVED and watcher.moved
+
+
+@pytest.mark.parametrize("kind", ["rest", "cup", "coaster", "shadow"])
+def test_a_hand_cup_coaster_or_shadow_in_a_calibrated_tray_is_no_moved_camera(
+    kind, stage, monkeypatch
+):
+    """The tray's sides decide, not how long the rests were blocked: asked at every
+    blocked rest (no wait), a hand, cup, coaster or shadow in the tray of a calibrated
+    camera never moved it, and the throws are read as written."""
+    monkeypatch.setattr("companion.vision.watch.DOUBT_BLOCKS", 1)
+    monkeypatch.setattr("companion.vision.watch.DOUBT_SECONDS", 0.0)
+    writer, frames, profile = _tray_in_a_part(stage, kind)
+    reader = PipRecognizer(profile=profile)
+    watcher = ThrowWatcher(reader.read, SettleDetector(0.6, occlusion=OcclusionDetector(profile)),
+                           follow=reader.follow_tray)
+    events = watch(watcher, frames)
+    assert_throws_as_written(events, writer)
+    reasons = {e.reason for _, e in events if e.kind in (BLOCKED, COVERED)}
+    assert reasons and MOVED not in reasons and not watcher.moved, kinds(events)
 
 
 def _tray_in_a_part(stage, kind):
