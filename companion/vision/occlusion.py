@@ -96,7 +96,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from companion.vision.autotray import SAME_PLACE, side_steps
+from companion.vision.autotray import SAME_PLACE
 from companion.vision.tray import TrayProfile
 from companion.vision.types import Die, Reading, VisionError
 
@@ -235,6 +235,9 @@ class OcclusionDetector:
         self.unexplained_dice_areas = unexplained_dice_areas
         self.startup_checks = startup_checks
         self.die_edge: float | None = None  # in frame pixels, from profile or readings
+        # How far a move of the camera beyond a knock's moved the calibrated tray
+        # (``follow_move``), as ``knocked`` counts it; kept through ``reset``.
+        self._moved_by = (0.0, 0.0)
         self.reset()
 
     def reset(self) -> None:
@@ -261,8 +264,8 @@ class OcclusionDetector:
         self._frame_size: tuple[int, int] | None = None
         self.die_edge = None if self.profile is None else self.profile.die_size
         # How far knocks moved the picture since the first reference, as shares of the
-        # frame's width and height (``_follow_knock``).
-        self.knocked = (0.0, 0.0)
+        # frame's width and height (``_follow_knock``), a move followed included.
+        self.knocked = self._moved_by
 
     def start(self, small: np.ndarray, frame_size: tuple[int, int]) -> None:
         """Take the first frame of a stream as the reference (and the floor's colour when
@@ -878,14 +881,22 @@ class OcclusionDetector:
             return TrayState(True, THING)
         return CLEAR
 
-    def sides(self, small: np.ndarray) -> np.ndarray | None:
-        """The steps in brightness across the sides of the tray watched, where they lie in
-        ``small`` (``autotray.side_steps`` of its outline, knocks followed, in small-frame
-        pixels); None without a tray (the whole frame is watched) or a frame yet."""
-        if self.profile is None or self._frame_size is None:
-            return None
-        outline = self.profile.moved(self.knocked).corners_in(self._frame_size)
-        return side_steps(small, tuple(self._small_point(x, y) for x, y in outline))
+    def outline(self, frame_size: tuple[int, int]) -> tuple[tuple[float, float], ...] | None:
+        """The outline of the tray watched in frames of ``frame_size``, where knocks and a
+        move followed have taken it; None without a tray (the whole frame is watched)."""
+        tray = self.calibrated or self.profile
+        return None if tray is None else tray.moved(self.knocked).corners_in(frame_size)
+
+    def follow_move(self, share: tuple[float, float]) -> None:
+        """Watch the calibrated tray moved by ``share`` (x, y) of the frame's width and
+        height in all since it was calibrated: the camera moved further than a knock is
+        followed (the throw watcher found how far). Everything seen before is forgotten
+        (``reset``); the settle detector must start afresh (its window moved)."""
+        if self.calibrated is None:
+            raise VisionError("only a calibrated tray is followed when the camera moved")
+        self._moved_by = (float(share[0]), float(share[1]))
+        self.profile = self.calibrated.moved(self._moved_by)
+        self.reset()
 
     def learn(self, small: np.ndarray) -> None:
         """Take ``small`` (a clean rest) as the reference the next frames are compared with."""

@@ -56,11 +56,16 @@ was then a blob of several "die areas", every rest "a hand in the tray", all eve
 A hand lying in a right tray that long costs a look for it again, nothing more.
 
 A calibrated tray is not looked for: the camera moved further than a knock is followed
-(``occlusion.KNOCK_EDGES``) leaves every rest after it blocked, "a hand in the tray" all
-evening. When the rests were blocked ``DOUBT_BLOCKS`` times over ``DOUBT_SECONDS`` since
-the last clean one and the steps in brightness across the tray's sides have left the
-places they had at that rest (``autotray.moved_across``), the blocked rests say so
-(``MOVED``, ``moved``): the camera page asks for a new calibration.
+(``occlusion.KNOCK_EDGES``) left every rest after it blocked, "a hand in the tray" all
+evening. When a rest is blocked and the steps in brightness across the tray's sides
+have left the places they had at the last clean rest (``autotray.moved_across``), the
+whole picture then and now are phase-correlated: where the sides' steps lie at the tray
+moved by that shift as they lay at the rest, the tray is followed there
+(``OcclusionDetector.follow_move``, the recognisers through ``follow``) and the dice of
+that rest move along; where they do not (the camera turned or zoomed), once the rests
+were blocked ``DOUBT_BLOCKS`` times over ``DOUBT_SECONDS`` since the clean one, the
+blocked rests say so (``MOVED``, ``moved``) and the camera page asks for a new
+calibration.
 
 A die read where the picture is what it was when the tray was last seen empty (the
 last clean rest without dice) is a mark on the floor, not a die: a speck, a stain or a
@@ -84,7 +89,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from companion.vision.autotray import moved_across, sides_moved
+from companion.vision.autotray import moved_across, side_steps, sides_moved, steps_match
 from companion.vision.combine import combine_with_left_out
 from companion.vision.occlusion import KNOCK_EDGES, channel_max
 from companion.vision.settle import (
@@ -124,8 +129,13 @@ DOUBT_SECONDS = 10.0
 # steps in brightness are no longer where they were then (``autotray.sides_moved``,
 # ``moved_across``: three sides, or two opposite ones; a hand covers one, or two at a
 # corner) no longer fits the picture: the camera was moved further than a knock is
-# followed (``occlusion.KNOCK_EDGES``).
-MOVED = "camera moved since calibration"  # the reason a rest is blocked then
+# followed (``occlusion.KNOCK_EDGES``). It is followed where one shift of the whole
+# picture puts the sides back (``ThrowWatcher._follow_move``, at the first such blocked
+# moment); else, once the rests were blocked as often and as long as a found tray's
+# before it is doubted, the blocked rests say this:
+MOVED = "camera moved since calibration"
+# The picture phase-correlated to find how far the camera moved (``_view``), this wide.
+VIEW_SIDE = 480
 
 THROW = "throw"  # new dice at rest
 SAME = "same"  # the dice of the last rest again (nudged, or an occluder left)
@@ -176,9 +186,12 @@ class ThrowWatcher:
         self._doubted_since: float | None = None  # when an unproven found tray was taken
         self._doubts = 0  # blocked still moments under it since
         # With a calibration: the steps across the tray's sides at the last clean rest
-        # (``OcclusionDetector.sides``), when that was, and the blocked still moments
-        # since. ``moved``: the calibration no longer fits the picture (``MOVED``).
+        # (``autotray.side_steps``), the picture then (``_view``), when that was, and the
+        # blocked still moments since. ``moved``: the calibration no longer fits the
+        # picture and the move was not found (``MOVED``).
         self._sides: np.ndarray | None = None
+        self._rest_view: np.ndarray | None = None
+        self._rest_knocked = (0.0, 0.0)  # ``OcclusionDetector.knocked`` then
         self._rested_at: float | None = None
         self._blocks_since_rest = 0
         self.moved = False
@@ -198,6 +211,8 @@ class ThrowWatcher:
         self._empty = None
         self._doubted_since = None
         self._sides = None
+        self._rest_view = None
+        self._rest_knocked = (0.0, 0.0)
         self._rested_at = None
         self._blocks_since_rest = 0
         self.moved = False
@@ -322,24 +337,66 @@ class ThrowWatcher:
             self._looked = -math.inf  # look at the next frame
 
     def _doubt_calibration(self, now: float) -> None:
-        """A still moment blocked under a calibrated tray: once ``DOUBT_BLOCKS`` such over
-        ``DOUBT_SECONDS`` since the last clean rest, the calibration no longer fits
-        (``moved``) when three of the tray's sides, or two opposite ones, are not where
-        they were then: every blocked rest says so (``MOVED``) until a clean one."""
+        """A still moment blocked under a calibrated tray: when three of the tray's sides,
+        or two opposite ones, are not where they were at the last clean rest
+        (``autotray.moved_across``), follow the tray where the picture moved
+        (``_follow_move``); where no one shift puts its sides back, once such moments were
+        ``DOUBT_BLOCKS`` over ``DOUBT_SECONDS`` since that rest, every blocked rest says so
+        (``MOVED``, ``moved``) until a clean one."""
         occlusion = self.settle.occlusion
         if (occlusion is None or occlusion.calibrated is None or self.moved
-                or self._sides is None or self._rested_at is None or self.settle.small is None):
+                or self._sides is None or self._rested_at is None or not self._still):
             return
         self._blocks_since_rest += 1
+        frame = self._still[-1]
+        outline = occlusion.outline((frame.shape[1], frame.shape[0]))
+        moved = sides_moved(self._sides, None if outline is None else side_steps(frame, outline))
+        if not moved_across(moved) or self._follow_move(frame, now):
+            return
         if self._blocks_since_rest < DOUBT_BLOCKS or now - self._rested_at < DOUBT_SECONDS:
             return
-        moved = sides_moved(self._sides, occlusion.sides(self.settle.small))
-        if moved_across(moved):
-            self.moved = True
-            log.warning("sides %s of the calibrated tray are no longer where they were and %d"
-                        " still moments were blocked since the last clean rest: the camera"
-                        " moved further than a knock is followed; calibrate again",
-                        list(moved), self._blocks_since_rest)
+        self.moved = True
+        log.warning("sides %s of the calibrated tray are no longer where they were and %d"
+                    " still moments were blocked since the last clean rest, and no one shift"
+                    " of the picture puts them back: calibrate again", list(moved),
+                    self._blocks_since_rest)
+
+    def _follow_move(self, frame: np.ndarray, now: float) -> bool:
+        """Follow the calibrated tray where the picture moved since the last clean rest
+        (``_view``s phase-correlated) when its sides' steps lie there as they lay then;
+        the dice of that rest move along (the same dice are no new throw). Whether it
+        did."""
+        occlusion = self.settle.occlusion
+        assert occlusion is not None and occlusion.calibrated is not None
+        assert self._rest_view is not None and self._sides is not None
+        size = (frame.shape[1], frame.shape[0])
+        view = _view(frame)
+        if view.shape != self._rest_view.shape:
+            return False
+        window = cv2.createHanningWindow((view.shape[1], view.shape[0]), cv2.CV_64F)
+        (sx, sy), _ = cv2.phaseCorrelate(self._rest_view, view, window)
+        dx, dy = sx * size[0] / view.shape[1], sy * size[1] / view.shape[0]
+        # From where the tray lay at that rest: a knock followed since may be a wrong one.
+        total = (self._rest_knocked[0] + dx / size[0], self._rest_knocked[1] + dy / size[1])
+        there = occlusion.calibrated.moved(total).corners_in(size)
+        if not steps_match(self._sides, side_steps(frame, there)):
+            return False
+        log.warning("the camera moved by %.0f x %.0f px, further than a knock is followed: the"
+                    " calibrated tray follows it; calibrate again when there is a moment", dx, dy)
+        occlusion.follow_move(total)
+        self.settle.restart(frame, now, size)
+        self._followed = total
+        if self.follow is not None:
+            self.follow(total)
+        if self.last is not None:
+            self.last = replace(self.last, dice=tuple(
+                replace(d, region=d.region.moved_to((d.region.center[0] + dx,
+                                                     d.region.center[1] + dy)))
+                for d in self.last.dice))
+        self._empty = None  # the floor's marks are elsewhere now
+        self._sides = self._rest_view = self._rested_at = None
+        self._blocks_since_rest = 0
+        return True
 
     def _follow_knock(self) -> None:
         """Tell ``follow`` how far knocks have moved the picture, when that changed."""
@@ -398,13 +455,27 @@ class ThrowWatcher:
         occlusion = self.settle.occlusion
         if occlusion is not None:
             occlusion.rest(reading)
-            if occlusion.calibrated is not None and self.settle.small is not None:
-                # Where the calibrated tray's sides are at a clean rest (``moved``).
-                self._sides = occlusion.sides(self.settle.small)
+            if occlusion.calibrated is not None and self._still:
+                # Where the calibrated tray's sides lie at a clean rest, and the picture
+                # (``_doubt_calibration``).
+                frame = self._still[-1]
+                outline = occlusion.outline((frame.shape[1], frame.shape[0]))
+                self._sides = None if outline is None else side_steps(frame, outline)
+                self._rest_view = _view(frame)
+                self._rest_knocked = occlusion.knocked
                 self._rested_at, self._blocks_since_rest, self.moved = now, 0, False
         self.last = reading
         if not reading.dice and self._still:
             self._empty = self._still[-1]
+
+
+def _view(frame: np.ndarray) -> np.ndarray:
+    """``frame`` in grey, ``VIEW_SIDE`` pixels wide, as floats: to phase-correlate."""
+    h, w = frame.shape[:2]
+    grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    small = cv2.resize(grey, (VIEW_SIDE, max(1, round(h * VIEW_SIDE / w))),
+                       interpolation=cv2.INTER_AREA)
+    return small.astype(np.float64)
 
 
 def _corners(tray: TrayProfile) -> list[tuple[int, int]]:

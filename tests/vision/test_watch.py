@@ -539,10 +539,11 @@ def test_a_knock_with_a_profile_moves_the_tray_the_dice_are_read_in(seed, shift,
     assert recognizer.profile == profile.moved(occlusion.knocked)
 
 
-def _knocked_far(stage, seed, shift, throws_after=5):
-    """A calibrated 1280x960 camera (``_camera_frames``) moved by ``shift`` pixels after
-    the first throw, and ``throws_after`` throws 2 s apart after it: the writer, the
-    frames, the profile and the first frame moved."""
+def _moved_far(stage, seed, matrix, throws_after):
+    """A calibrated 1280x960 camera (``_camera_frames``) whose picture is warped by the
+    2x3 ``matrix`` after the first throw (the camera moved), and ``throws_after`` throws
+    2 s apart after it: the writer, the frames, the profile, the first frame moved and
+    a watcher with its recogniser."""
     margin = 1.6 * stage.edge
     x0, y0, x1, y1 = stage.area
     writer = Writer(stage, np.random.default_rng(seed), FPS)
@@ -555,33 +556,47 @@ def _knocked_far(stage, seed, shift, throws_after=5):
         writer.hold(2.0)
     frames, profile = _camera_frames(writer, stage,
                                      (x0 - margin, y0 - margin, x1 + margin, y1 + margin))
-    m = np.float32([[1, 0, shift[0]], [0, 1, shift[1]]])
     for i in range(knock, len(frames)):
-        frames[i] = cv2.warpAffine(frames[i], m, (1280, 960), borderMode=cv2.BORDER_REPLICATE)
-    return writer, frames, profile, knock
-
-
-@pytest.mark.parametrize("shift", [(150, 90), (0, -160)])
-def test_a_camera_moved_further_than_a_knock_is_followed_asks_to_calibrate_again(shift, stage):
-    """A calibrated camera moved by four to five die edges (a knock is followed up to
-    two): every rest after it was "hand in the tray" or "shadow over the tray", all
-    evening, and nothing said why. Once the rests were blocked ``DOUBT_BLOCKS`` times over
-    ``DOUBT_SECONDS`` since the last clean one and the tray's sides are no longer where
-    they were then, the blocked rests say the camera moved since it was calibrated (the
-    camera page asks for a new calibration). Moved straight up, two sides moved along
-    themselves: the other two tell."""
-    writer, frames, profile, knock = _knocked_far(stage, 2, shift)
+        frames[i] = cv2.warpAffine(frames[i], np.float32(matrix), (1280, 960),
+                                   borderMode=cv2.BORDER_REPLICATE)
     reader = PipRecognizer(profile=profile)
     watcher = ThrowWatcher(reader.read, SettleDetector(0.6, occlusion=OcclusionDetector(profile)),
                            follow=reader.follow_tray)
+    return writer, frames, profile, knock, watcher, reader
+
+
+@pytest.mark.parametrize("shift", [(150, 90), (0, -160)])
+def test_a_camera_moved_further_than_a_knock_takes_the_calibrated_tray_along(shift, stage):
+    """A calibrated camera moved by four to five die edges (a knock is followed up to
+    two): every rest after it was "hand in the tray" or "shadow over the tray", all
+    evening. At the first rest blocked with the tray's sides no longer where they were
+    at the last clean one, the picture then and now tell how far it moved; the tray's
+    sides lie there as they lay, so the tray is followed, and every throw is read as
+    written. Moved straight up, two sides moved along themselves: the other two tell."""
+    writer, frames, profile, knock, watcher, reader = _moved_far(
+        stage, 2, [[1, 0, shift[0]], [0, 1, shift[1]]], 7)
     events = watch(watcher, frames)
-    first = writer.expected[0]
+    assert_throws_as_written(events, writer)
+    assert MOVED not in {e.reason for _, e in events} and not watcher.moved
+    knocked = watcher.settle.occlusion.knocked
+    assert knocked == pytest.approx((shift[0] / 1280, shift[1] / 960), abs=0.003)
+    assert reader.profile == profile.moved(knocked)
+
+
+def test_a_camera_turned_asks_to_calibrate_again(stage):
+    """A camera turned by 6 degrees about the tray's middle: no one shift of the picture
+    puts the tray's sides back, so the tray is not followed, and the blocked rests say the
+    camera moved since it was calibrated (the camera page asks for a new calibration)."""
+    turn = cv2.getRotationMatrix2D((650.0, 485.0), 6.0, 1.0)
+    writer, frames, profile, knock, watcher, reader = _moved_far(stage, 2, turn, 5)
+    events = watch(watcher, frames)
     throws = [(i, sorted(e.reading.values)) for i, e in events if e.kind == THROW]
+    first = writer.expected[0]
     assert throws == [(pytest.approx(first["frame"], abs=FPS), first["values"])], kinds(events)
     moved = [i for i, e in events if e.kind == BLOCKED and e.reason == MOVED]
-    # Not before the rests after the knock were blocked that long since the last clean one.
     assert moved and min(moved) >= max(knock, throws[0][0] + DOUBT_SECONDS * FPS), kinds(events)
     assert events[-1][1].reason == MOVED and watcher.moved
+    assert reader.profile == profile
 
 
 @pytest.mark.parametrize("kind", ["rest", "cup", "coaster", "shadow"])
@@ -651,6 +666,27 @@ def test_the_window_is_the_trays_bounding_box_and_a_margin():
                        (200.0, 200.0, 200.0))
     x0, y0, x1, y1 = OcclusionDetector(line).window((640, 480))
     assert x1 > x0 and y1 > y0  # a tray drawn as a line still has a pixel to watch
+
+
+def test_a_calibrated_tray_followed_after_a_move_keeps_the_move_through_a_reset():
+    """``follow_move`` watches the calibrated tray moved by a share of the frame and
+    counts the move in ``knocked`` (the recognisers follow that), also after the settle
+    detector starts afresh; only a calibrated tray is followed so."""
+    from companion.vision.types import VisionError
+
+    tray = TrayProfile((640, 480), ((100.0, 50.0), (500.0, 60.0), (520.0, 400.0),
+                                    (90.0, 380.0)), 30.0, (200.0, 200.0, 200.0))
+    detector = OcclusionDetector(tray)
+    assert detector.outline((640, 480)) == tray.corners
+    detector.follow_move((0.1, -0.05))
+    detector.reset()
+    assert detector.knocked == (0.1, -0.05)
+    assert detector.profile == tray.moved((0.1, -0.05)) and detector.calibrated is tray
+    assert detector.outline((1280, 960)) == tray.moved((0.1, -0.05)).corners_in((1280, 960))
+    assert detector.window((640, 480)) != OcclusionDetector(tray).window((640, 480))
+    with pytest.raises(VisionError, match="calibrated"):
+        OcclusionDetector().follow_move((0.1, 0.0))
+    assert OcclusionDetector().outline((640, 480)) is None
 
 
 def test_a_tray_found_is_adopted_only_without_a_calibration_and_when_it_moved():
