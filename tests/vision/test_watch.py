@@ -539,6 +539,13 @@ def test_a_knock_with_a_profile_moves_the_tray_the_dice_are_read_in(seed, shift,
     assert recognizer.profile == profile.moved(occlusion.knocked)
 
 
+def _calibrated_watcher(profile):
+    """A throw watcher over a camera calibrated by ``profile``, and its recogniser."""
+    reader = PipRecognizer(profile=profile)
+    return ThrowWatcher(reader.read, SettleDetector(0.6, occlusion=OcclusionDetector(profile)),
+                        follow=reader.follow_tray), reader
+
+
 def _moved_far(stage, seed, matrix, throws_after):
     """A calibrated 1280x960 camera (``_camera_frames``) whose picture is warped by the
     2x3 ``matrix`` after the first throw (the camera moved), and ``throws_after`` throws
@@ -559,10 +566,7 @@ def _moved_far(stage, seed, matrix, throws_after):
     for i in range(knock, len(frames)):
         frames[i] = cv2.warpAffine(frames[i], np.float32(matrix), (1280, 960),
                                    borderMode=cv2.BORDER_REPLICATE)
-    reader = PipRecognizer(profile=profile)
-    watcher = ThrowWatcher(reader.read, SettleDetector(0.6, occlusion=OcclusionDetector(profile)),
-                           follow=reader.follow_tray)
-    return writer, frames, profile, knock, watcher, reader
+    return writer, frames, profile, knock, *_calibrated_watcher(profile)
 
 
 @pytest.mark.parametrize("shift", [(150, 90), (0, -160)])
@@ -609,9 +613,7 @@ def test_a_hand_cup_coaster_or_shadow_in_a_calibrated_tray_is_no_moved_camera(
     monkeypatch.setattr("companion.vision.watch.DOUBT_BLOCKS", 1)
     monkeypatch.setattr("companion.vision.watch.DOUBT_SECONDS", 0.0)
     writer, frames, profile = _tray_in_a_part(stage, kind)
-    reader = PipRecognizer(profile=profile)
-    watcher = ThrowWatcher(reader.read, SettleDetector(0.6, occlusion=OcclusionDetector(profile)),
-                           follow=reader.follow_tray)
+    watcher, _ = _calibrated_watcher(profile)
     events = watch(watcher, frames)
     assert_throws_as_written(events, writer)
     reasons = {e.reason for _, e in events if e.kind in (BLOCKED, COVERED)}
@@ -643,9 +645,7 @@ def test_a_camera_frame_with_the_tray_in_a_part_of_it(kind, stage, recognizer):
     whole frame was shrunk to 160 px: a die was 3 px there, and three dice at rest
     after a hand, cup, coaster or shadow were "something in the tray"."""
     writer, frames, profile = _tray_in_a_part(stage, kind)
-    reader = PipRecognizer(profile=profile)
-    watcher = ThrowWatcher(reader.read, SettleDetector(0.6, occlusion=OcclusionDetector(profile)),
-                           follow=reader.follow_tray)
+    watcher, _ = _calibrated_watcher(profile)
     events = watch(watcher, frames)
     assert_throws_as_written(events, writer)
     reasons = {e.reason for _, e in events if e.kind in (BLOCKED, COVERED)}
