@@ -91,7 +91,7 @@ import numpy as np
 
 from companion.vision.autotray import moved_across, side_steps, sides_moved, steps_match
 from companion.vision.combine import combine_with_left_out
-from companion.vision.occlusion import KNOCK_EDGES, channel_max
+from companion.vision.occlusion import KNOCK_EDGES, OcclusionDetector, channel_max
 from companion.vision.settle import (
     AT_REST,
     BLOCKED,
@@ -185,15 +185,10 @@ class ThrowWatcher:
         self.forget = forget
         self._doubted_since: float | None = None  # when an unproven found tray was taken
         self._doubts = 0  # blocked still moments under it since
-        # With a calibration: the steps across the tray's sides at the last clean rest
-        # (``autotray.side_steps``), the picture then (``_view``), when that was, and the
-        # blocked still moments since. ``moved``: the calibration no longer fits the
-        # picture and the move was not found (``MOVED``).
-        self._sides: np.ndarray | None = None
-        self._rest_view: np.ndarray | None = None
-        self._rest_knocked = (0.0, 0.0)  # ``OcclusionDetector.knocked`` then
-        self._rested_at: float | None = None
-        self._blocks_since_rest = 0
+        # With a calibration: the last clean rest as ``_doubt_calibration`` compares
+        # with it. ``moved``: the calibration no longer fits the picture and the move was
+        # not found (``MOVED``).
+        self._rest: _CleanRest | None = None
         self.moved = False
         self.settle = settle
         settle.auto_accept = False
@@ -210,11 +205,7 @@ class ThrowWatcher:
         self._still.clear()
         self._empty = None
         self._doubted_since = None
-        self._sides = None
-        self._rest_view = None
-        self._rest_knocked = (0.0, 0.0)
-        self._rested_at = None
-        self._blocks_since_rest = 0
+        self._rest = None
         self.moved = False
 
     @property
@@ -315,8 +306,7 @@ class ThrowWatcher:
         tray no clean rest of dice has proven, once ``DOUBT_BLOCKS`` such over
         ``DOUBT_SECONDS``, forget it and watch the whole frame again (module's
         docstring); the tray is looked for afresh from the next frame. Under a calibrated
-        tray, as often and as long since the last clean rest, see whether the camera
-        moved (``_doubt_calibration``)."""
+        tray, see whether the camera moved (``_doubt_calibration``)."""
         self._doubt_calibration(now)
         occlusion = self.settle.occlusion
         if self._doubted_since is None or self.forget is None or occlusion is None:
@@ -343,43 +333,41 @@ class ThrowWatcher:
         (``_follow_move``); where no one shift puts its sides back, once such moments were
         ``DOUBT_BLOCKS`` over ``DOUBT_SECONDS`` since that rest, every blocked rest says so
         (``MOVED``, ``moved``) until a clean one."""
-        occlusion = self.settle.occlusion
+        occlusion, rest = self.settle.occlusion, self._rest
         if (occlusion is None or occlusion.calibrated is None or self.moved
-                or self._sides is None or self._rested_at is None or not self._still):
+                or rest is None or not self._still):
             return
-        self._blocks_since_rest += 1
+        rest.blocks += 1
         frame = self._still[-1]
-        outline = occlusion.outline((frame.shape[1], frame.shape[0]))
-        moved = sides_moved(self._sides, None if outline is None else side_steps(frame, outline))
-        if not moved_across(moved) or self._follow_move(frame, now):
+        moved = sides_moved(rest.sides, _tray_steps(occlusion, frame))
+        if not moved_across(moved) or self._follow_move(frame, now, rest):
             return
-        if self._blocks_since_rest < DOUBT_BLOCKS or now - self._rested_at < DOUBT_SECONDS:
+        if rest.blocks < DOUBT_BLOCKS or now - rest.at < DOUBT_SECONDS:
             return
         self.moved = True
         log.warning("sides %s of the calibrated tray are no longer where they were and %d"
                     " still moments were blocked since the last clean rest, and no one shift"
                     " of the picture puts them back: calibrate again", list(moved),
-                    self._blocks_since_rest)
+                    rest.blocks)
 
-    def _follow_move(self, frame: np.ndarray, now: float) -> bool:
-        """Follow the calibrated tray where the picture moved since the last clean rest
+    def _follow_move(self, frame: np.ndarray, now: float, rest: _CleanRest) -> bool:
+        """Follow the calibrated tray where the picture moved since the clean ``rest``
         (``_view``s phase-correlated) when its sides' steps lie there as they lay then;
         the dice of that rest move along (the same dice are no new throw). Whether it
         did."""
         occlusion = self.settle.occlusion
         assert occlusion is not None and occlusion.calibrated is not None
-        assert self._rest_view is not None and self._sides is not None
         size = (frame.shape[1], frame.shape[0])
         view = _view(frame)
-        if view.shape != self._rest_view.shape:
+        if view.shape != rest.view.shape:
             return False
         window = cv2.createHanningWindow((view.shape[1], view.shape[0]), cv2.CV_64F)
-        (sx, sy), _ = cv2.phaseCorrelate(self._rest_view, view, window)
+        (sx, sy), _ = cv2.phaseCorrelate(rest.view, view, window)
         dx, dy = sx * size[0] / view.shape[1], sy * size[1] / view.shape[0]
         # From where the tray lay at that rest: a knock followed since may be a wrong one.
-        total = (self._rest_knocked[0] + dx / size[0], self._rest_knocked[1] + dy / size[1])
+        total = (rest.knocked[0] + dx / size[0], rest.knocked[1] + dy / size[1])
         there = occlusion.calibrated.moved(total).corners_in(size)
-        if not steps_match(self._sides, side_steps(frame, there)):
+        if not steps_match(rest.sides, side_steps(frame, there)):
             return False
         log.warning("the camera moved by %.0f x %.0f px, further than a knock is followed: the"
                     " calibrated tray follows it; calibrate again when there is a moment", dx, dy)
@@ -394,8 +382,7 @@ class ThrowWatcher:
                                                      d.region.center[1] + dy)))
                 for d in self.last.dice))
         self._empty = None  # the floor's marks are elsewhere now
-        self._sides = self._rest_view = self._rested_at = None
-        self._blocks_since_rest = 0
+        self._rest = None
         return True
 
     def _follow_knock(self) -> None:
@@ -456,17 +443,35 @@ class ThrowWatcher:
         if occlusion is not None:
             occlusion.rest(reading)
             if occlusion.calibrated is not None and self._still:
-                # Where the calibrated tray's sides lie at a clean rest, and the picture
-                # (``_doubt_calibration``).
                 frame = self._still[-1]
-                outline = occlusion.outline((frame.shape[1], frame.shape[0]))
-                self._sides = None if outline is None else side_steps(frame, outline)
-                self._rest_view = _view(frame)
-                self._rest_knocked = occlusion.knocked
-                self._rested_at, self._blocks_since_rest, self.moved = now, 0, False
+                steps = _tray_steps(occlusion, frame)
+                self._rest = None if steps is None else _CleanRest(
+                    steps, _view(frame), occlusion.knocked, now)
+                self.moved = False
         self.last = reading
         if not reading.dice and self._still:
             self._empty = self._still[-1]
+
+
+@dataclass
+class _CleanRest:
+    """A clean rest in a calibrated tray, as ``ThrowWatcher._doubt_calibration`` compares
+    with it: where the steps across the tray's sides lay (``autotray.side_steps``), the
+    picture (``_view``), ``OcclusionDetector.knocked`` then, when it was, and how many
+    still moments were blocked since."""
+
+    sides: np.ndarray
+    view: np.ndarray
+    knocked: tuple[float, float]
+    at: float
+    blocks: int = 0
+
+
+def _tray_steps(occlusion: OcclusionDetector, frame: np.ndarray) -> np.ndarray | None:
+    """The steps across the sides of the tray ``occlusion`` watches, where knocks and a
+    move followed took it, in ``frame`` (``autotray.side_steps``); None without one."""
+    outline = occlusion.outline((frame.shape[1], frame.shape[0]))
+    return None if outline is None else side_steps(frame, outline)
 
 
 def _view(frame: np.ndarray) -> np.ndarray:
