@@ -27,7 +27,9 @@ fingers there); otherwise the reference is *provisional* until the first still f
 that does. Before that, such a thing blocks the rest like any occluder: a hand resting
 in the tray, a cup or a coaster lying there when the camera starts. Until then the
 floor's colour is taken in each frame's own light (a camera that has just started sends
-its first frames too bright or too dark until its exposure settles; a lamp may flicker).
+its first frames too bright or too dark until its exposure settles; a lamp may flicker),
+times the smooth shading the frame shows across the tray (a lens darkening its corners,
+a lamp lighting its middle: ``SHADE_FIT``).
 A tray whose floor is not one colour (a printed mat, a wrong floor colour) would never
 pass, so after ``startup_checks`` checks the reference is taken as it is. Should it hold
 something after all, the spot that thing leaves turns back into floor: where the picture
@@ -170,6 +172,16 @@ LIGHT_SPREAD = 0.2
 # A pixel fits the gain when its log ratio lies within this of the plane (JPEG noise and
 # the camera's own: ±5 levels of 60 and more).
 LIGHT_FIT = 0.08
+# Before a reference is taken, the floor is the commonest colour times a smooth shading
+# (``_floor_shading``): a lens darkens the picture's corners, a lamp lights the middle of
+# the tray more than its ends, by a fifth and more, which on a light floor is more than
+# ``floor_level`` and looked like a hand at the rim. The shading is one grey gain (the
+# three channels alike: a hand's colour is not), a quadratic in the log over the tray,
+# fitted to the pixels within ``SHADE_FIT`` of it (first within the wider figure of the
+# commonest colour), and at most ``SHADE_RANGE`` from it anywhere in the tray
+# (log units: 0.5 is about 40 % darker or 65 % lighter).
+SHADE_FIT = (0.3, LIGHT_FIT)
+SHADE_RANGE = 0.5
 
 
 @dataclass(frozen=True)
@@ -723,7 +735,8 @@ class OcclusionDetector:
         the whole tray. The commonest colour of the tray in this frame (a beer mat or a
         hand lying there covers less of it than the floor shows); with a profile, only
         when it is the calibrated colour times a gain alike in the three channels
-        (``FLOOR_GAIN``), else the calibrated colour stays."""
+        (``FLOOR_GAIN``), else the calibrated colour stays; either times the shading
+        across the tray (``_floor_shading``)."""
         assert self._floor is not None and self._mask is not None
         seen = _main_colour(small, self._mask)
         if self.profile is not None:
@@ -731,7 +744,40 @@ class OcclusionDetector:
             ratio = np.log((seen + 1.0) / (floor + 1.0))
             if float(np.abs(ratio).max()) > FLOOR_GAIN[0] or float(np.ptp(ratio)) > FLOOR_GAIN[1]:
                 seen = floor
-        self._floor[:] = np.clip(seen, 0, 255).astype(np.uint8)
+        shading = self._floor_shading(small, seen)
+        self._floor[:] = np.clip(seen * shading + 0.5, 0, 255).astype(np.uint8)
+
+    def _floor_shading(self, small: np.ndarray, colour: np.ndarray) -> np.ndarray:
+        """The smooth grey gain (h, w, 1) that takes ``colour`` to the floor as ``small``
+        shows it across the tray (see ``SHADE_FIT``); 1 where no such gain fits."""
+        assert self._mask is not None
+        h, w = small.shape[:2]
+        flat = np.ones((h, w, 1), np.float32)
+        ys, xs = np.nonzero(self._mask)
+        if len(ys) < 50:
+            return flat
+        step = max(1, len(ys) // 2000)
+        ys, xs = ys[::step], xs[::step]
+        ratio = np.log((small[ys, xs].astype(np.float32) + 8.0) / (colour + 8.0))
+        u, v = xs / w - 0.5, ys / h - 0.5
+        design = np.stack([np.ones(len(ys)), u, v, u * u, u * v, v * v], axis=1)
+        fitted = np.zeros(len(ys))
+        for fit in (SHADE_FIT[0], SHADE_FIT[1], SHADE_FIT[1]):
+            keep = np.abs(ratio - fitted[:, None]).max(axis=1) < fit
+            if keep.sum() < 0.3 * len(keep):
+                return flat  # no smooth grey gain explains most of the tray
+            coef = np.linalg.lstsq(design[keep], ratio[keep].mean(axis=1), rcond=None)[0]
+            fitted = design @ coef
+        # Where the floor is: the walls and what lies round the tray are not held to it.
+        floor = fitted[np.abs(ratio - fitted[:, None]).max(axis=1) < SHADE_FIT[1]]
+        if len(floor) < 0.3 * len(fitted) or float(np.abs(floor).max()) > SHADE_RANGE:
+            return flat
+        gy, gx = np.mgrid[0:h, 0:w].astype(np.float32)
+        gu, gv = gx / w - 0.5, gy / h - 0.5
+        field = (coef[0] + coef[1] * gu + coef[2] * gv + coef[3] * gu * gu
+                 + coef[4] * gu * gv + coef[5] * gv * gv)
+        field = np.clip(field, floor.min(), floor.max())
+        return np.exp(field).astype(np.float32)[:, :, None]
 
     def _floor_check(self, small: np.ndarray) -> TrayState:
         """Blocked when the inner tray holds something unlike the floor larger than
@@ -801,7 +847,8 @@ class OcclusionDetector:
         core = np.zeros(blob.shape, np.uint8)
         cv2.circle(core, (round(cx), round(cy)), max(1, round(radius * 0.5)), 1, -1)
         inside = float(np.median(small[core > 0].astype(np.float32).mean(axis=1)))
-        return inside < 1.1 * float(self._floor[0, 0].astype(np.float32).mean())
+        floor = self._floor[min(round(cy), blob.shape[0] - 1), min(round(cx), blob.shape[1] - 1)]
+        return inside < 1.1 * float(floor.astype(np.float32).mean())
 
     def _hides_dice(self, small: np.ndarray, blob: np.ndarray, blobs: _Blobs, label: int) -> bool:
         """A round thing of a cup's size (any colour) that came in while dice of the last
