@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from companion.vision.autotray import side_steps
 from companion.vision.detect import check_frame, find_dice
 from companion.vision.rectify import TrayView
 from companion.vision.spot import PIP_MODEL, PipSpotter, choose_spotter
@@ -154,7 +155,10 @@ def calibrate(
         floor = mask
     b, g, r = (float(v) for v in cv2.mean(frame, mask=floor)[:3])
     floor_bgr = (b, g, r)
-    profile = TrayProfile((w, h), tuple(corners), die_size, floor_bgr)
+    # Where the tray's sides show in this frame: a camera moved while the companion was
+    # off is told by them at the next start (``watch.ThrowWatcher``).
+    profile = TrayProfile((w, h), tuple(corners), die_size, floor_bgr,
+                          sides=side_steps(frame, corners))
     return Calibration(profile, found, method)
 
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import cv2
@@ -35,6 +36,11 @@ class TrayProfile:
     die_size: float | None  # die edge in frame pixels, None when no die was in the frame
     floor_bgr: tuple[float, float, float]  # mean colour of the empty floor
     version: int = PROFILE_VERSION
+    # Where the brightness steps across the tray's four sides lay in the calibration's
+    # frame (``autotray.side_steps``: (4, points, 2) of offset and steepness, NaN where a
+    # point's reach left the frame), or None: a camera moved while the companion was off
+    # is told by them (``watch.ThrowWatcher``). Not part of a profile's equality.
+    sides: np.ndarray | None = field(default=None, compare=False)
 
     def white_balance_gains(self) -> tuple[float, float, float]:
         """Per-channel (B, G, R) gains that make the floor neutral grey."""
@@ -76,7 +82,10 @@ class TrayProfile:
             "corners": [[round(x, 1), round(y, 1)] for x, y in self.corners],
             "die_size": None if self.die_size is None else round(self.die_size, 2),
             "floor_bgr": [round(v, 1) for v in self.floor_bgr],
-        }
+        } | ({} if self.sides is None else {"sides": [
+            [[None if math.isnan(v) else round(float(v), 2) for v in point] for point in side]
+            for side in self.sides
+        ]})
 
     @classmethod
     def from_dict(cls, data: object) -> TrayProfile:
@@ -95,6 +104,7 @@ class TrayProfile:
             die = data.get("die_size")
             die_size = None if die is None else float(die)
             b, g, r = (float(v) for v in data["floor_bgr"])
+            sides = _sides(data.get("sides"), len(corners))
         except KeyError as exc:
             raise TrayProfileError(f"tray profile lacks the field {exc.args[0]!r}") from None
         except (TypeError, ValueError) as exc:
@@ -108,7 +118,7 @@ class TrayProfile:
                 raise TrayProfileError(f"corner ({x}, {y}) lies outside the {w}x{h} frame")
         if die_size is not None and not 4 <= die_size <= min(w, h) / 2:
             raise TrayProfileError(f"die_size {die_size} px is implausible for a {w}x{h} frame")
-        return cls((w, h), corners, die_size, (b, g, r))
+        return cls((w, h), corners, die_size, (b, g, r), sides=sides)
 
     def save(self, path: Path | str) -> None:
         """Write the profile into the JSON file at ``path``, keeping its other sections
@@ -131,6 +141,25 @@ class TrayProfile:
             return cls.from_dict(data)
         except TrayProfileError as exc:
             raise TrayProfileError(f"{path}: {exc}") from None
+
+
+def _sides(data: object, corners: int) -> np.ndarray | None:
+    """A profile's ``sides`` from JSON (null for a point off the frame), or None."""
+    if data is None:
+        return None
+    try:
+        sides = np.array([[[np.nan if v is None else float(v) for v in point] for point in side]
+                          for side in data], np.float64)  # type: ignore[attr-defined]
+    except (TypeError, ValueError) as exc:
+        raise TrayProfileError(f"sides must be lists of [offset, steepness] pairs: {exc}"
+                               ) from None
+    if sides.ndim != 3 or sides.shape[0] != 4 or sides.shape[2] != 2 or corners != 4:
+        raise TrayProfileError(
+            f"sides must hold four sides of [offset, steepness] pairs for a tray of four"
+            f" corners, got shape {sides.shape} for {corners} corners")
+    if np.isinf(sides).any():
+        raise TrayProfileError("sides must be finite numbers or null")
+    return sides
 
 
 def finder_options(

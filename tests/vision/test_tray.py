@@ -54,6 +54,20 @@ def test_calibration_measures_the_die_and_the_floor_colour():
     assert mask[240, 320] == 255 and mask[20, 20] == 0
 
 
+def test_calibration_keeps_where_the_trays_sides_lie_in_its_frame():
+    """The profile holds the steps across the tray's four sides in the calibration's
+    frame (``autotray.side_steps``), for the next start to tell whether the camera
+    moved since."""
+    from companion.vision.autotray import side_steps
+
+    frame = _tray_frame()
+    corners = parse_corners("100,80,540,80,540,400,100,400")
+    profile = calibrate_tray(frame, corners, finder="classic")
+    assert profile.sides is not None
+    assert np.array_equal(profile.sides, side_steps(frame, corners), equal_nan=True)
+    assert (profile.sides[:, :, 1] > 10).mean() > 0.9  # the rim's steps, steep
+
+
 def test_user_corners_are_used_and_checked():
     frame = _tray_frame()
     corners = parse_corners("100,80,540,80,540,400,100,400")
@@ -80,6 +94,33 @@ def test_profile_round_trips_through_json(tmp_path):
     # A profile made at 640x480 masks a 1280x960 frame at the same place.
     big = profile.valid_mask((960, 1280, 3))
     assert big[5, 5] == 0 and big[480, 640] == 255
+
+
+def test_the_sides_a_calibration_saw_round_trip_and_are_checked(tmp_path):
+    """A profile keeps where the steps across the tray's sides lay in its frame (NaN,
+    a point off the frame, as null); they are no part of its equality, and a moved
+    profile keeps them (they lie along the outline). Sides of another shape, or for a
+    tray of three corners, are refused saying so."""
+    sides = np.zeros((4, 16, 2))
+    sides[:, :, 1] = 12.5
+    sides[0, 3] = np.nan
+    profile = TrayProfile((640, 480), ((10, 10), (600, 12), (598, 470), (8, 468)), 41.5,
+                          (120.0, 130.0, 140.0), sides=sides)
+    path = tmp_path / "pub.json"
+    profile.save(path)
+    data = json.loads(path.read_text())
+    assert data["sides"][0][3] == [None, None] and data["sides"][1][0] == [0.0, 12.5]
+    back = TrayProfile.load(path)
+    assert back == profile and np.array_equal(back.sides, sides, equal_nan=True)
+    assert back.moved((0.1, 0.0)).sides is back.sides
+    assert TrayProfile.from_dict({k: v for k, v in data.items() if k != "sides"}).sides is None
+    for bad, message in (([[[1, 2]]], "four sides"), ("steps", "pairs"),
+                         ([[[1, "x"]] * 16] * 4, "pairs")):
+        with pytest.raises(TrayProfileError, match=message):
+            TrayProfile.from_dict({**data, "sides": bad})
+    three = {**data, "corners": [[0, 0], [600, 0], [0, 400]]}
+    with pytest.raises(TrayProfileError, match="four corners"):
+        TrayProfile.from_dict(three)
 
 
 def test_a_knocked_profile_moves_its_tray_and_keeps_it_in_the_frame():
