@@ -67,6 +67,8 @@ CHECK_REACH = 0.02
 CHECK_STEP = 4.0
 CHECK_SAME = 0.6
 CHECK_KEPT = 0.3
+# ``find_shift`` checks at most this many of the best-scored shifts as ``steps_match`` does.
+SHIFT_CHECKS = 8
 # A tray found whose outline covers more than this share of the frame is no part of a
 # wider scene (the rendered frames the Bock sets were measured on, a camera close over
 # the tray; camera set-ups put the tray on 12-67 % of the frame): ``faces`` reads such a
@@ -84,28 +86,14 @@ def side_steps(frame: np.ndarray, corners: Corners) -> np.ndarray | None:
     """Where across each side of ``corners`` the steepest step in brightness lies, and
     how steep it is: (4, ``CHECK_POINTS``, 2) of (offset in shrunk pixels, levels per
     pixel), NaN where a point's reach leaves the frame; None for a degenerate outline."""
-    h, w = frame.shape[:2]
-    factor = min(1.0, CHECK_SIDE / max(w, h))
-    small = frame
-    if factor < 1.0:
-        small = cv2.resize(frame, (round(w * factor), round(h * factor)),
-                           interpolation=cv2.INTER_AREA)
-    grey = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (0, 0), 1.0)
-    grey = grey.astype(np.float32)
+    grey, factor = _check_grey(frame)
     sh, sw = grey.shape
-    quad = np.array(corners, np.float64) * factor
     out = np.full((4, CHECK_POINTS, 2), np.nan)
-    for i in range(4):
-        a, b = quad[i], quad[(i + 1) % 4]
-        length = float(np.linalg.norm(b - a))
+    for i, (bases, normal, length) in enumerate(_side_points(corners, factor)):
         if length < 8:
             return None
-        along = (b - a) / length
-        normal = np.array([-along[1], along[0]])
         reach = max(2.0, round(CHECK_REACH * length))
         offsets = np.arange(-reach, reach + 1, 1.0)
-        ts = np.linspace(0.15, 0.85, CHECK_POINTS)
-        bases = a[None, :] + (b - a)[None, :] * ts[:, None]
         samples = bases[:, None, :] + offsets[None, :, None] * normal[None, None, :]
         inside = (
             (samples[..., 0].min(axis=1) >= 0) & (samples[..., 1].min(axis=1) >= 0)
@@ -120,6 +108,88 @@ def side_steps(frame: np.ndarray, corners: Corners) -> np.ndarray | None:
         out[i, inside, 0] = offsets[k] + 0.5
         out[i, inside, 1] = steps[np.arange(len(k)), k]
     return out
+
+
+def _check_grey(frame: np.ndarray) -> tuple[np.ndarray, float]:
+    """The frame as ``side_steps`` looks at it (grey, blurred, at most ``CHECK_SIDE``
+    across, float32) and the factor it was shrunk by."""
+    h, w = frame.shape[:2]
+    factor = min(1.0, CHECK_SIDE / max(w, h))
+    small = frame
+    if factor < 1.0:
+        small = cv2.resize(frame, (round(w * factor), round(h * factor)),
+                           interpolation=cv2.INTER_AREA)
+    grey = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (0, 0), 1.0)
+    return grey.astype(np.float32), factor
+
+
+def _side_points(corners: Corners, factor: float
+                 ) -> Iterator[tuple[np.ndarray, np.ndarray, float]]:
+    """For each side of ``corners`` (scaled by ``factor``), its ``CHECK_POINTS`` points
+    (from 15 to 85 % of its length), its normal and its length."""
+    quad = np.array(corners, np.float64) * factor
+    ts = np.linspace(0.15, 0.85, CHECK_POINTS)
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        length = float(np.linalg.norm(b - a))
+        along = (b - a) / max(length, 1e-9)
+        yield a[None, :] + (b - a)[None, :] * ts[:, None], np.array([-along[1], along[0]]), length
+
+
+def find_shift(frame: np.ndarray, corners: Corners, sides: np.ndarray, reach: float
+               ) -> tuple[float, float] | None:
+    """The shift (frame pixels, at most ``reach`` each way) that puts the steps across
+    the sides of ``corners`` back where ``sides`` (``side_steps`` of an earlier frame)
+    had them: the camera or the tray moved since, and nothing of the earlier picture
+    but those steps is at hand (a calibration's frame). Every shift is scored by how
+    alike in steepness the steps where they lay, moved by it, are to what they were;
+    the best few (``SHIFT_CHECKS``) are checked as ``steps_match`` checks. None when
+    none matches."""
+    grey, factor = _check_grey(frame)
+    sh, sw = grey.shape
+    where, across, then = [], [], []
+    for side, (bases, normal, _) in zip(sides, _side_points(corners, factor), strict=True):
+        usable = ~np.isnan(side[:, 0]) & (side[:, 1] >= CHECK_STEP)
+        where.append(bases[usable] + side[usable, :1] * normal[None, :])
+        across.append(np.repeat(normal[None, :], int(usable.sum()), axis=0))
+        then.append(side[usable, 1])
+    if sum(len(n) for n in then) < 8:
+        return None
+    points, normals, steep = np.concatenate(where), np.concatenate(across), np.concatenate(then)
+    r = max(1, math.ceil(reach * factor))
+    dy, dx = np.mgrid[-r : r + 1, -r : r + 1]
+    dx, dy = dx.ravel().astype(np.float32), dy.ravel().astype(np.float32)
+    xs = points[:, :1].astype(np.float32) + dx[None, :]
+    ys = points[:, 1:].astype(np.float32) + dy[None, :]
+    nx, ny = normals[:, :1].astype(np.float32) / 2, normals[:, 1:].astype(np.float32) / 2
+    # The step across the side at each point, moved: half a pixel either side of it.
+    after, before = _sampled(grey, xs + nx, ys + ny), _sampled(grey, xs - nx, ys - ny)
+    # How alike the steps are, moved, to what they were: a tray's wall has two edges
+    # along each side, and the shift by its width puts the other one where the first
+    # lay, but seldom as steep.
+    now = np.abs(after - before)
+    score = (np.minimum(now, steep[:, None]) / np.maximum(now, steep[:, None])).mean(axis=0)
+    # The best, the nearer first among equals; the steps must lie inside the frame.
+    order = np.lexsort((np.hypot(dx, dy), -score))
+    for k in order[:SHIFT_CHECKS]:
+        shift = (float(dx[k]) / factor, float(dy[k]) / factor)
+        moved = tuple((x + shift[0], y + shift[1]) for x, y in corners)
+        if steps_match(sides, side_steps(frame, moved)):
+            return shift
+    return None
+
+
+def _sampled(grey: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+    """``grey`` at the points (``xs``, ``ys``: float32 of one shape), bilinear, its edge
+    repeated beyond it (in rows of 1024: ``cv2.remap`` takes no side over 32767)."""
+    n = xs.size
+    rows = -(-n // 1024)
+    mx = np.zeros(rows * 1024, np.float32)
+    my = np.zeros(rows * 1024, np.float32)
+    mx[:n], my[:n] = xs.ravel(), ys.ravel()
+    out = cv2.remap(grey, mx.reshape(rows, 1024), my.reshape(rows, 1024), cv2.INTER_LINEAR,
+                    borderMode=cv2.BORDER_REPLICATE)
+    return out.ravel()[:n].reshape(xs.shape)
 
 
 def steps_match(before: np.ndarray, now: np.ndarray | None) -> bool:

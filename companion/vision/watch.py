@@ -89,9 +89,21 @@ from typing import Any
 import cv2
 import numpy as np
 
-from companion.vision.autotray import moved_across, side_steps, sides_moved, steps_match
+from companion.vision.autotray import (
+    find_shift,
+    moved_across,
+    side_steps,
+    sides_moved,
+    steps_match,
+)
 from companion.vision.combine import combine_with_left_out
-from companion.vision.occlusion import KNOCK_EDGES, OcclusionDetector, channel_max
+from companion.vision.occlusion import (
+    DEFAULT_DIE_SHARE,
+    KNOCK_EDGES,
+    OcclusionDetector,
+    TrayState,
+    channel_max,
+)
 from companion.vision.settle import (
     AT_REST,
     BLOCKED,
@@ -125,6 +137,10 @@ LOOK_SECONDS = 2.0
 # forgotten and looked for afresh (``ThrowWatcher.forget``; module's docstring).
 DOUBT_BLOCKS = 4
 DOUBT_SECONDS = 10.0
+# How far from where the calibration saw it the tray is looked for at a start whose
+# first rests show its sides elsewhere (``ThrowWatcher._calibration_fits``), in die edges:
+# a camera stand bumped or the tray pushed along the table while the companion was off.
+START_MOVE_EDGES = 6.0
 # A calibrated tray blocked as often and as long since the last clean rest whose sides'
 # steps in brightness are no longer where they were then (``autotray.sides_moved``,
 # ``moved_across``: three sides, or two opposite ones; a hand covers one, or two at a
@@ -246,6 +262,12 @@ class ThrowWatcher:
             return WatchEvent(event.state, now, reason=reason)
         if event.state != AT_REST:
             return None
+        fits = self._calibration_fits(now)
+        if fits is None:
+            return None  # the tray was found moved and is followed: its rest comes again
+        if not fits:
+            self.settle.block(TrayState(True, MOVED))
+            return WatchEvent(BLOCKED, now, reason=MOVED)
         if not event.new_throw and self.last is not None:
             self._accept(self.last, now)
             return WatchEvent(SAME, now, self.last)
@@ -334,8 +356,12 @@ class ThrowWatcher:
         ``DOUBT_BLOCKS`` over ``DOUBT_SECONDS`` since that rest, every blocked rest says so
         (``MOVED``, ``moved``) until a clean one."""
         occlusion, rest = self.settle.occlusion, self._rest
-        if (occlusion is None or occlusion.calibrated is None or self.moved
-                or rest is None or not self._still):
+        if occlusion is None or occlusion.calibrated is None or self.moved or not self._still:
+            return
+        if rest is None and occlusion.calibrated.sides is not None:
+            # No clean rest yet: the sides as the calibration's frame showed them.
+            rest = self._rest = _CleanRest(occlusion.calibrated.sides, None, (0.0, 0.0), now)
+        if rest is None:
             return
         rest.blocks += 1
         frame = self._still[-1]
@@ -358,19 +384,30 @@ class ThrowWatcher:
         occlusion = self.settle.occlusion
         assert occlusion is not None and occlusion.calibrated is not None
         size = (frame.shape[1], frame.shape[0])
-        view = _view(frame)
-        if view.shape != rest.view.shape:
-            return False
-        window = cv2.createHanningWindow((view.shape[1], view.shape[0]), cv2.CV_64F)
-        (sx, sy), _ = cv2.phaseCorrelate(rest.view, view, window)
-        dx, dy = sx * size[0] / view.shape[1], sy * size[1] / view.shape[0]
+        if rest.view is None:
+            # The calibration's sides, no picture: look for them around where they were.
+            calibrated = occlusion.calibrated.corners_in(size)
+            edge = occlusion.die_edge or DEFAULT_DIE_SHARE * max(size)
+            shift = find_shift(frame, calibrated, rest.sides, START_MOVE_EDGES * edge)
+            if shift is None:
+                return False
+            dx, dy = shift
+        else:
+            view = _view(frame)
+            if view.shape != rest.view.shape:
+                return False
+            window = cv2.createHanningWindow((view.shape[1], view.shape[0]), cv2.CV_64F)
+            (sx, sy), _ = cv2.phaseCorrelate(rest.view, view, window)
+            dx, dy = sx * size[0] / view.shape[1], sy * size[1] / view.shape[0]
         # From where the tray lay at that rest: a knock followed since may be a wrong one.
         total = (rest.knocked[0] + dx / size[0], rest.knocked[1] + dy / size[1])
         there = occlusion.calibrated.moved(total).corners_in(size)
         if not steps_match(rest.sides, side_steps(frame, there)):
             return False
-        log.warning("the camera moved by %.0f x %.0f px, further than a knock is followed: the"
-                    " calibrated tray follows it; calibrate again when there is a moment", dx, dy)
+        log.warning("the camera moved by %.0f x %.0f px %s: the calibrated tray follows it;"
+                    " calibrate again when there is a moment", dx, dy,
+                    "since it was calibrated" if rest.view is None
+                    else "further than a knock is followed")
         occlusion.follow_move(total)
         self.settle.restart(frame, now, size)
         self._followed = total
@@ -384,6 +421,33 @@ class ThrowWatcher:
         self._empty = None  # the floor's marks are elsewhere now
         self._rest = None
         return True
+
+    def _calibration_fits(self, now: float) -> bool | None:
+        """Before any clean rest in a calibrated tray: are its sides where the
+        calibration's frame showed them (``TrayProfile.sides``)? Where three of them, or
+        two opposite ones, are not, the camera or the tray moved while the companion was
+        off: the tray is looked for within ``START_MOVE_EDGES`` die edges by those sides'
+        steps alone (``autotray.find_shift``) and followed there (None: the rest is seen
+        afresh); where it is not found, the rest is not read (False: dice outside the
+        old outline would be left out of the throw) and says ``MOVED``."""
+        occlusion = self.settle.occlusion
+        if (occlusion is None or occlusion.calibrated is None or not self._still
+                or occlusion.calibrated.sides is None
+                or (self._rest is not None and self._rest.view is not None)):
+            return True
+        frame = self._still[-1]
+        moved = sides_moved(occlusion.calibrated.sides, _tray_steps(occlusion, frame))
+        if not moved_across(moved):
+            return True
+        start = _CleanRest(occlusion.calibrated.sides, None, (0.0, 0.0), now)
+        if self._follow_move(frame, now, start):
+            return None
+        if not self.moved:
+            log.warning("sides %s of the calibrated tray are not where the calibration saw"
+                        " them, nor anywhere near: the camera or the tray moved since;"
+                        " calibrate again", list(moved))
+        self.moved = True
+        return False
 
     def _follow_knock(self) -> None:
         """Tell ``follow`` how far knocks have moved the picture, when that changed."""
@@ -461,7 +525,7 @@ class _CleanRest:
     still moments were blocked since."""
 
     sides: np.ndarray
-    view: np.ndarray
+    view: np.ndarray | None  # None: the calibration's sides, no rest seen yet
     knocked: tuple[float, float]
     at: float
     blocks: int = 0

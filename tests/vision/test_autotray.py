@@ -16,6 +16,7 @@ from companion.synth.writer import Writer
 from companion.vision import autotray
 from companion.vision.autotray import (
     TrayKeeper,
+    find_shift,
     moved_across,
     side_steps,
     sides_moved,
@@ -102,6 +103,35 @@ def test_which_sides_moved_tells_a_moved_camera_from_a_hand_at_the_rim():
         assert set(moved) == {k, (k - 1) % 4} and not moved_across(moved), (k, moved)
     assert sides_moved(before, None) == (0, 1, 2, 3)
     assert moved_across((0, 1, 2)) and not moved_across((3, 0))
+
+
+def test_the_shift_that_puts_the_sides_back_is_found_from_their_steps_alone():
+    """``find_shift`` finds how far the picture moved from the steps across the tray's
+    sides an earlier frame had (a calibration's: no picture of it kept): a shift of up
+    to five die edges each way is found to a shrunk pixel (3 frame pixels here), with
+    other dice in the tray; an arm over one side, the picture turned by 6 degrees, or a
+    move beyond ``reach`` finds none (every side must match, as ``steps_match`` wants)."""
+    first = _scene(9100)
+    corners = _corners(first)
+    sides = side_steps(first.frame, corners)
+    h, w = first.frame.shape[:2]
+    quad = np.array(corners)
+    edge = first.dice[0].w  # about a die's edge
+    assert find_shift(first.frame, corners, sides, 6 * edge) == (0.0, 0.0)
+    for dx, dy in ((40, -25), (-150, 90), (0, 160)):
+        frame = cv2.warpAffine(_same_tray_other_dice(first, 9120),
+                               np.float32([[1, 0, dx], [0, 1, dy]]), (w, h),
+                               borderMode=cv2.BORDER_REPLICATE)
+        shift = find_shift(frame, corners, sides, 6 * edge)
+        assert shift is not None and np.allclose(shift, (dx, dy), atol=3.1), (dx, dy, shift)
+        assert find_shift(frame, corners, sides, 0.5 * math.hypot(dx, dy)) is None
+        middle = (quad[2] + quad[3]) / 2 + (dx, dy)
+        cv2.ellipse(frame, (round(middle[0]), round(middle[1])), (200, 90), 0, 0, 360,
+                    (120, 150, 205), -1)  # an arm over the near side
+        assert find_shift(frame, corners, sides, 6 * edge) is None
+    turn = cv2.getRotationMatrix2D((float(quad[:, 0].mean()), float(quad[:, 1].mean())), 6, 1)
+    turned = cv2.warpAffine(first.frame, turn, (w, h), borderMode=cv2.BORDER_REPLICATE)
+    assert find_shift(turned, corners, sides, 6 * edge) is None
 
 
 def test_the_keeper_looks_once_while_the_tray_stays_and_again_when_it_moves():

@@ -15,6 +15,7 @@ from pipdraw import photos_dir
 from companion.synth.scene import homography, on_a_stand
 from companion.synth.stage import render_stage, tray_a_stage
 from companion.synth.writer import OCCLUDERS, STARTERS, Writer, occluder
+from companion.vision.autotray import side_steps
 from companion.vision.occlusion import CLEAR, CUP, HAND, SHADOW, THING, OcclusionDetector
 from companion.vision.recognizer import PipRecognizer
 from companion.vision.settle import SettleDetector
@@ -645,6 +646,72 @@ def test_a_camera_turned_asks_to_calibrate_again(stage):
     assert moved and min(moved) >= max(knock, throws[0][0] + DOUBT_SECONDS * FPS), kinds(events)
     assert events[-1][1].reason == MOVED and watcher.moved
     assert reader.profile == profile
+
+
+def _moved_while_off(stage, seed, matrix, throws):
+    """A camera calibrated on a 1280x960 frame of its first rest (``_camera_frames``; the
+    profile keeps the tray's sides there, as ``calibrate_tray`` does) whose picture is
+    warped by the 2x3 ``matrix`` in every frame of the evening (it moved while the
+    companion was off), ``throws`` throws 2 s apart: the writer, the frames, the profile,
+    a watcher and its recogniser."""
+    margin = 1.6 * stage.edge
+    x0, y0, x1, y1 = stage.area
+    writer = Writer(stage, np.random.default_rng(seed), FPS)
+    writer.hold(1.0)
+    for _ in range(throws):
+        writer.throw()
+        writer.hold(2.0)
+    frames, profile = _camera_frames(writer, stage,
+                                     (x0 - margin, y0 - margin, x1 + margin, y1 + margin))
+    calibrated_on = frames[writer.expected[0]["frame"] + 8]
+    profile = replace(profile, sides=side_steps(calibrated_on, profile.corners))
+    frames = [cv2.warpAffine(f, np.float32(matrix), (1280, 960), borderMode=cv2.BORDER_REPLICATE)
+              for f in frames]
+    return writer, frames, profile, *_calibrated_watcher(profile)
+
+
+@pytest.mark.parametrize("shift", [(60, 40), (-150, 90), (0, -160)])
+def test_a_camera_moved_while_the_companion_was_off_is_found_at_the_first_rest(shift, stage):
+    """The camera (or the tray) moved by 2 to 5 die edges between two evenings. Before,
+    the calibrated outline stayed where it was: at 1.7 die edges a die by the wall was
+    left out of one throw in four, read as a throw of two dice; at 4 and more every rest
+    was "hand in the tray" for the 20 s of start-up checks, and then throws came with
+    dice missing. The calibration keeps the steps across the tray's sides
+    (``TrayProfile.sides``); at the first rest they are not there, they are found moved
+    by one shift (``autotray.find_shift``), and the tray is followed there from the
+    first throw on."""
+    writer, frames, profile, watcher, reader = _moved_while_off(
+        stage, 3, [[1, 0, shift[0]], [0, 1, shift[1]]], 6)
+    events = watch(watcher, frames)
+    assert_throws_as_written(events, writer)
+    assert MOVED not in {e.reason for _, e in events} and not watcher.moved
+    knocked = watcher.settle.occlusion.knocked
+    assert knocked == pytest.approx((shift[0] / 1280, shift[1] / 960), abs=0.003)
+    assert reader.profile == profile.moved(knocked)
+
+
+def test_a_camera_turned_while_the_companion_was_off_asks_to_calibrate_again(stage):
+    """A camera turned by 6 degrees since it was calibrated: no shift puts the tray's
+    sides where the calibration saw them, so no rest is read (its dice would be read in
+    the old outline) and every one says the camera moved since it was calibrated."""
+    turn = cv2.getRotationMatrix2D((650.0, 485.0), 6.0, 1.0)
+    writer, frames, profile, watcher, reader = _moved_while_off(stage, 3, turn, 4)
+    events = watch(watcher, frames)
+    assert THROW not in kinds(events) and SAME not in kinds(events), kinds(events)
+    rests = [e.reason for _, e in events if e.kind == BLOCKED]
+    assert len(rests) >= len(writer.expected) and rests[-1] == MOVED, kinds(events)
+    assert watcher.moved and reader.profile == profile
+
+
+def test_a_calibration_whose_sides_are_where_they_were_reads_from_the_first_throw(stage):
+    """The same evening with the camera where it was calibrated: the sides are found in
+    place, nothing is followed and every throw is read."""
+    writer, frames, profile, watcher, reader = _moved_while_off(
+        stage, 3, [[1, 0, 0], [0, 1, 0]], 4)
+    events = watch(watcher, frames)
+    assert_throws_as_written(events, writer)
+    assert BLOCKED not in kinds(events)
+    assert watcher.settle.occlusion.knocked == (0.0, 0.0) and reader.profile == profile
 
 
 @pytest.mark.parametrize("kind", ["rest", "cup", "coaster", "shadow"])
