@@ -109,8 +109,10 @@ def models(root: Path = ROOT) -> Check:
     return Check("models", OK, ", ".join(MODELS))
 
 
-def calibration(settings: Settings, frame_size: tuple[int, int] | None) -> Check:
-    """The tray profile is set, loads, and was made for the camera's picture shape."""
+def calibration(settings: Settings, frame_size: tuple[int, int] | None,
+                frame: Any = None) -> Check:
+    """The tray profile is set, loads, and was made for the camera's picture shape; with
+    a camera ``frame``, the tray is where it was calibrated (``tray_place``)."""
     from companion.vision.tray import TrayProfile
 
     if settings.calibration is None:
@@ -138,7 +140,43 @@ def calibration(settings: Settings, frame_size: tuple[int, int] | None) -> Check
                      f"{settings.calibration}: dice are {die:.0f} px across; below "
                      f"{SMALL_DIE:.0f} px some are read wrong or left to check",
                      f"{SMALL_DIE_FIX}, then calibrate again")
+    if frame is not None:
+        moved = tray_place(settings, profile, frame)
+        if moved is not None:
+            return moved
     return Check("calibration", OK, f"{settings.calibration} ({w}x{h})")
+
+
+def tray_place(settings: Settings, profile: Any, frame: Any) -> Check | None:
+    """Whether the tray's sides lie in ``frame`` where the calibration saw them
+    (``TrayProfile.sides``): None when they do, or when the profile does not say (made
+    before it kept them); else how far it moved, as the companion will follow it
+    (``ThrowWatcher._calibration_fits``), or that it is not near."""
+    from companion.vision.autotray import find_shift, moved_across, side_steps, sides_moved
+    from companion.vision.occlusion import DEFAULT_DIE_SHARE
+    from companion.vision.watch import START_MOVE_EDGES
+
+    if profile.sides is None:
+        return None
+    size = (frame.shape[1], frame.shape[0])
+    corners = profile.corners_in(size)
+    moved = sides_moved(profile.sides, side_steps(frame, corners))
+    if not moved_across(moved):
+        return None
+    edge = (profile.die_size * size[0] / profile.frame_size[0] if profile.die_size
+            else DEFAULT_DIE_SHARE * max(size))
+    shift = find_shift(frame, corners, profile.sides, START_MOVE_EDGES * edge)
+    if shift is None:
+        return Check("calibration", FAIL,
+                     f"{settings.calibration}: the tray is not where it was calibrated, nor"
+                     f" within {START_MOVE_EDGES:.0f} die edges (the camera turned, zoomed or"
+                     " moved further; or something lies over the tray's rim)",
+                     "clear the tray's rim, or calibrate again (the camera page's"
+                     " 'Calibrate the tray')")
+    return Check("calibration", WARN,
+                 f"{settings.calibration}: the tray lies {shift[0]:+.0f} x {shift[1]:+.0f} px"
+                 " from where it was calibrated; the companion follows it",
+                 "calibrate again when there is a moment")
 
 
 def camera(settings: Settings, open_source: Callable[..., Any], seconds: float = 2.0,
@@ -297,7 +335,8 @@ def run_checks(settings: Settings, open_source: Callable[..., Any], *, pin_facto
     checks = [versions(), data_dir(settings), database(settings), models()]
     cam, frames = camera(settings, open_source, camera_seconds)
     size = None if not frames else (frames[0].image.shape[1], frames[0].image.shape[0])
-    checks += [cam, calibration(settings, size), reading(settings, frames)]
+    checks += [cam, calibration(settings, size, frames[-1].image if frames else None),
+               reading(settings, frames)]
     checks += [button(settings, pin_factory, press_seconds, say), feedback(settings, pin_factory)]
     checks += [clock(), addresses(settings)]
     return checks

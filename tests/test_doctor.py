@@ -65,6 +65,38 @@ def test_a_calibration_for_another_frame_shape_fails(tmp_path):
     assert bad.level == "fail" and "1920x1080" in bad.detail and "calibrate again" in bad.fix
 
 
+def test_a_tray_moved_since_its_calibration_is_a_warning_and_a_turned_one_fails(tmp_path):
+    """With a frame from the camera the check looks whether the tray's sides lie where
+    the calibration saw them: in place, ok; moved 40 x 25 px, a warning saying how far
+    (the companion follows it); the picture turned by 6 degrees, a failure asking for a
+    new calibration. A profile made before calibrations kept the sides is not checked."""
+    from dataclasses import replace as copy
+
+    from companion.vision.tray import TrayProfile, calibrate_tray
+
+    frame = np.full((480, 640, 3), (225, 228, 230), np.uint8)
+    cv2.rectangle(frame, (90, 70), (550, 410), (40, 40, 40), -1)  # the tray's rim
+    cv2.rectangle(frame, (100, 80), (540, 400), (140, 150, 150), -1)  # its floor
+    corners = ((100.0, 80.0), (540.0, 80.0), (540.0, 400.0), (100.0, 400.0))
+    profile = calibrate_tray(frame, corners, finder="classic")
+    profile = copy(profile, die_size=30.0)
+    path = tmp_path / "tray.json"
+    profile.save(path)
+    settings = Settings(calibration=path)
+    check = doctor.calibration(settings, (640, 480), frame)
+    assert check.level == "ok", check.detail
+    moved = cv2.warpAffine(frame, np.float32([[1, 0, 40], [0, 1, 25]]), (640, 480),
+                           borderMode=cv2.BORDER_REPLICATE)
+    check = doctor.calibration(settings, (640, 480), moved)
+    assert check.level == "warn" and "+40 x +25 px" in check.detail, check.detail
+    turned = cv2.warpAffine(frame, cv2.getRotationMatrix2D((320.0, 240.0), 6.0, 1.0),
+                            (640, 480), borderMode=cv2.BORDER_REPLICATE)
+    check = doctor.calibration(settings, (640, 480), turned)
+    assert check.level == "fail" and "calibrate again" in check.fix, check.detail
+    TrayProfile(profile.frame_size, profile.corners, 30.0, profile.floor_bgr).save(path)
+    assert doctor.calibration(settings, (640, 480), turned).level == "ok"
+
+
 def test_dice_too_small_in_the_picture_are_a_warning_with_the_fix(tmp_path):
     from companion.vision.calibrate import SMALL_DIE
     from companion.vision.tray import TrayProfile

@@ -82,10 +82,14 @@ class TrayProfile:
             "corners": [[round(x, 1), round(y, 1)] for x, y in self.corners],
             "die_size": None if self.die_size is None else round(self.die_size, 2),
             "floor_bgr": [round(v, 1) for v in self.floor_bgr],
-        } | ({} if self.sides is None else {"sides": [
-            [[None if math.isnan(v) else round(float(v), 2) for v in point] for point in side]
-            for side in self.sides
-        ]})
+            # Always written, null too: saving merges into the file (faces share it), and
+            # the sides of an earlier calibration must not outlive it.
+            "sides": None if self.sides is None else [
+                [[None if math.isnan(v) else round(float(v), 2) for v in point]
+                 for point in side]
+                for side in self.sides
+            ],
+        }
 
     @classmethod
     def from_dict(cls, data: object) -> TrayProfile:

@@ -114,6 +114,9 @@ def test_the_sides_a_calibration_saw_round_trip_and_are_checked(tmp_path):
     assert back == profile and np.array_equal(back.sides, sides, equal_nan=True)
     assert back.moved((0.1, 0.0)).sides is back.sides
     assert TrayProfile.from_dict({k: v for k, v in data.items() if k != "sides"}).sides is None
+    # Saved over, a profile without sides leaves none of the earlier ones in the file.
+    TrayProfile(profile.frame_size, profile.corners, 41.5, profile.floor_bgr).save(path)
+    assert json.loads(path.read_text())["sides"] is None and TrayProfile.load(path).sides is None
     for bad, message in (([[[1, 2]]], "four sides"), ("steps", "pairs"),
                          ([[[1, "x"]] * 16] * 4, "pairs")):
         with pytest.raises(TrayProfileError, match=message):
