@@ -65,7 +65,12 @@ moved by that shift as they lay at the rest, the tray is followed there
 that rest move along; where they do not (the camera turned or zoomed), once the rests
 were blocked ``DOUBT_BLOCKS`` times over ``DOUBT_SECONDS`` since the clean one, the
 blocked rests say so (``MOVED``, ``moved``) and the camera page asks for a new
-calibration.
+calibration. Before the first clean rest there is no picture to compare with, but the
+calibration keeps where its frame showed the sides' steps (``TrayProfile.sides``): where
+they have left (the camera or the tray moved while the companion was off), the tray is
+looked for by those steps alone within ``START_MOVE_EDGES`` die edges
+(``autotray.find_shift``) and followed; where it is not found, no rest is read (its dice
+would be read in the old outline) and each says ``MOVED``.
 
 A die read where the picture is what it was when the tray was last seen empty (the
 last clean rest without dice) is a mark on the floor, not a die: a speck, a stain or a
