@@ -126,6 +126,19 @@ def test_an_occluder_in_the_tray_at_start_up_is_not_the_reference(kind, stage, r
 
 
 
+def _started_with(stage, seed, kind):
+    """A sequence that starts with ``kind`` of occluder lying in the tray for 2 s, then
+    a throw and a throw keeping one die (``seed``)."""
+    writer = Writer(stage, np.random.default_rng(seed), FPS)
+    writer.start_with(kind, 2.0)
+    writer.hold(1.0)
+    writer.throw()
+    writer.hold(1.5)
+    writer.throw(keep=1)
+    writer.hold(1.5)
+    return writer
+
+
 @pytest.mark.parametrize("start_gain", [1.25, 0.75])
 @pytest.mark.parametrize("kind", STARTERS)
 def test_an_occluder_at_start_up_while_the_exposure_settles(kind, start_gain, stage, recognizer):
@@ -135,13 +148,7 @@ def test_an_occluder_at_start_up_while_the_exposure_settles(kind, start_gain, st
     frame's own light, so the empty tray becomes the reference once the thing is gone
     and both throws are read. Before, the floor's colour was the first frame's: the
     whole tray stayed "unlike the floor" and every rest of the evening was blocked."""
-    writer = Writer(stage, np.random.default_rng(23), FPS)
-    writer.start_with(kind, 2.0)
-    writer.hold(1.0)
-    writer.throw()
-    writer.hold(1.5)
-    writer.throw(keep=1)
-    writer.hold(1.5)
+    writer = _started_with(stage, 23, kind)
     for i in range(8):
         gain = 1.0 + (start_gain - 1.0) * (1 - i / 8)
         writer.frames[i] = np.clip(writer.frames[i] * gain + 0.5, 0, 255).astype(np.uint8)
@@ -256,13 +263,7 @@ def test_a_tray_darker_at_its_corners_starts_once_the_thing_in_it_is_gone(
     the tray" until ``STARTUP_CHECKS`` ran out (about 20 s of throws lost on an hq-near
     evening)."""
     stage = render_stage(0)
-    writer = Writer(stage, np.random.default_rng(31), FPS)
-    writer.start_with(kind, 2.0)
-    writer.hold(1.0)
-    writer.throw()
-    writer.hold(1.5)
-    writer.throw(keep=1)
-    writer.hold(1.5)
+    writer = _started_with(stage, 31, kind)
     h, w = writer.frames[0].shape[:2]
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     r2 = ((xx - w / 2) ** 2 + (yy - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
@@ -614,6 +615,16 @@ def _moved_far(stage, seed, matrix, throws_after):
     return writer, frames, profile, knock, *_calibrated_watcher(profile)
 
 
+def _assert_followed(events, writer, watcher, reader, profile, shift):
+    """Every throw read as written, no notice, and the calibrated tray followed by
+    ``shift`` (frame pixels of a 1280x960 camera) in the occlusion check and the reader."""
+    assert_throws_as_written(events, writer)
+    assert MOVED not in {e.reason for _, e in events} and not watcher.moved
+    knocked = watcher.settle.occlusion.knocked
+    assert knocked == pytest.approx((shift[0] / 1280, shift[1] / 960), abs=0.003)
+    assert reader.profile == profile.moved(knocked)
+
+
 @pytest.mark.parametrize("shift", [(150, 90), (0, -160)])
 def test_a_camera_moved_further_than_a_knock_takes_the_calibrated_tray_along(shift, stage):
     """A calibrated camera moved by four to five die edges (a knock is followed up to
@@ -624,12 +635,7 @@ def test_a_camera_moved_further_than_a_knock_takes_the_calibrated_tray_along(shi
     written. Moved straight up, two sides moved along themselves: the other two tell."""
     writer, frames, profile, knock, watcher, reader = _moved_far(
         stage, 2, [[1, 0, shift[0]], [0, 1, shift[1]]], 7)
-    events = watch(watcher, frames)
-    assert_throws_as_written(events, writer)
-    assert MOVED not in {e.reason for _, e in events} and not watcher.moved
-    knocked = watcher.settle.occlusion.knocked
-    assert knocked == pytest.approx((shift[0] / 1280, shift[1] / 960), abs=0.003)
-    assert reader.profile == profile.moved(knocked)
+    _assert_followed(watch(watcher, frames), writer, watcher, reader, profile, shift)
 
 
 def test_a_camera_turned_asks_to_calibrate_again(stage):
@@ -682,12 +688,7 @@ def test_a_camera_moved_while_the_companion_was_off_is_found_at_the_first_rest(s
     first throw on."""
     writer, frames, profile, watcher, reader = _moved_while_off(
         stage, 3, [[1, 0, shift[0]], [0, 1, shift[1]]], 6)
-    events = watch(watcher, frames)
-    assert_throws_as_written(events, writer)
-    assert MOVED not in {e.reason for _, e in events} and not watcher.moved
-    knocked = watcher.settle.occlusion.knocked
-    assert knocked == pytest.approx((shift[0] / 1280, shift[1] / 960), abs=0.003)
-    assert reader.profile == profile.moved(knocked)
+    _assert_followed(watch(watcher, frames), writer, watcher, reader, profile, shift)
 
 
 def test_a_camera_turned_while_the_companion_was_off_asks_to_calibrate_again(stage):
