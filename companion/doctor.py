@@ -7,6 +7,7 @@ companion (its camera is busy then, so the frames it counted stand in for a test
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
 import socket
@@ -342,6 +343,22 @@ def run_checks(settings: Settings, open_source: Callable[..., Any], *, pin_facto
     return checks
 
 
+def followed(settings: Settings, occlusion: Any, size: tuple[int, int]) -> Check | None:
+    """A warning when the running companion follows the calibrated tray half a die edge
+    or more from where it was calibrated (a knock, a camera moved, before or since the
+    start: ``OcclusionDetector.knocked``); None when it does not."""
+    if occlusion.calibrated is None:
+        return None
+    dx, dy = occlusion.knocked[0] * size[0], occlusion.knocked[1] * size[1]
+    if math.hypot(dx, dy) < 0.5 * (occlusion.die_edge or 0.0) or (dx, dy) == (0.0, 0.0):
+        return None
+    return Check("calibration", WARN,
+                 f"{settings.calibration}: the tray is read {dx:+.0f} x {dy:+.0f} px from where"
+                 " it was calibrated (the camera or the tray moved; followed)",
+                 "calibrate again when there is a moment (the camera page's 'Calibrate the"
+                 " tray')")
+
+
 def live_checks(settings: Settings, companion: Any, button_ok: bool | None,
                 feedback_parts: tuple[str, ...] | None) -> list[Check]:
     """The checks for the status page, from the running companion (no test reads)."""
@@ -355,7 +372,11 @@ def live_checks(settings: Settings, companion: Any, button_ok: bool | None,
         checks.append(Check("camera", FAIL, f"{settings.camera} is not delivering frames",
                             "check the cable; the companion retries every 5 s"))
     size = companion.watcher.settle.frame_size if companion is not None else None
-    checks.append(calibration(settings, size))
+    check = calibration(settings, size)
+    occlusion = getattr(companion.watcher.settle, "occlusion", None) if companion else None
+    if check.level == OK and size is not None and occlusion is not None:
+        check = followed(settings, occlusion, size) or check
+    checks.append(check)
     if settings.button_pin is None:
         checks.append(Check("button", WARN, "no button_pin set", "set button_pin"))
     elif button_ok:

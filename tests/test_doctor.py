@@ -171,6 +171,41 @@ def test_a_camera_that_cannot_open_fails_and_the_command_exits_1(tmp_path, capsy
     assert "fail  camera:" in out and "-> " in out and "checks: 1 failed" in out
 
 
+def test_the_status_page_warns_when_the_calibrated_tray_is_followed_elsewhere(tmp_path):
+    """The running companion followed the calibrated tray 120 x 80 px away (a camera
+    moved since it was calibrated): the status page's calibration check warns how far
+    and asks to calibrate again; a knock of a few pixels, less than half a die edge,
+    leaves it ok."""
+    from companion.vision.occlusion import OcclusionDetector
+    from companion.vision.tray import TrayProfile
+
+    path = tmp_path / "tray.json"
+    profile = TrayProfile((1280, 960), ((300, 200), (1000, 210), (990, 760), (310, 750)),
+                          40.0, (120.0, 120.0, 120.0))
+    profile.save(path)
+    occlusion = OcclusionDetector(profile)
+
+    class Running:
+        camera_up, frames, bad_frames = True, 120, 0
+
+        class watcher:  # noqa: N801 - mirrors the attribute path
+            class settle:  # noqa: N801
+                frame_size = (1280, 960)
+
+    Running.watcher.settle.occlusion = occlusion
+    settings = replace(Settings(data_dir=tmp_path), camera="picamera", calibration=path)
+    check = {c.name: c for c in doctor.live_checks(settings, Running(), True, None)}
+    assert check["calibration"].level == "ok"
+    occlusion.follow_move((120 / 1280, 80 / 960))
+    check = {c.name: c for c in doctor.live_checks(settings, Running(), True, None)}
+    assert check["calibration"].level == "warn", check["calibration"]
+    assert "+120 x +80 px" in check["calibration"].detail
+    assert "calibrate again" in check["calibration"].fix
+    occlusion.follow_move((10 / 1280, 5 / 960))
+    check = {c.name: c for c in doctor.live_checks(settings, Running(), True, None)}
+    assert check["calibration"].level == "ok"
+
+
 def test_live_checks_use_the_running_companion(tmp_path):
     class Running:
         camera_up, frames, bad_frames = True, 120, 1
