@@ -67,8 +67,6 @@ CHECK_REACH = 0.02
 CHECK_STEP = 4.0
 CHECK_SAME = 0.6
 CHECK_KEPT = 0.3
-# ``find_shift`` checks at most this many of the best-scored shifts as ``steps_match`` does.
-SHIFT_CHECKS = 8
 # A tray found whose outline covers more than this share of the frame is no part of a
 # wider scene (the rendered frames the Bock sets were measured on, a camera close over
 # the tray; camera set-ups put the tray on 12-67 % of the frame): ``faces`` reads such a
@@ -83,12 +81,13 @@ FLOOR_SIDE = 200
 
 
 def side_steps(frame: np.ndarray, corners: Corners) -> np.ndarray | None:
-    """Where across each side of ``corners`` the steepest step in brightness lies, and
-    how steep it is: (4, ``CHECK_POINTS``, 2) of (offset in shrunk pixels, levels per
-    pixel), NaN where a point's reach leaves the frame; None for a degenerate outline."""
+    """Where across each side of ``corners`` the steepest step in brightness lies, how
+    steep it is and which way: (4, ``CHECK_POINTS``, 3) of (offset in shrunk pixels,
+    levels per pixel, +1 when it grows brighter along the side's normal, else -1), NaN
+    where a point's reach leaves the frame; None for a degenerate outline."""
     grey, factor = _check_grey(frame)
     sh, sw = grey.shape
-    out = np.full((4, CHECK_POINTS, 2), np.nan)
+    out = np.full((4, CHECK_POINTS, 3), np.nan)
     for i, (bases, normal, length) in enumerate(_side_points(corners, factor)):
         if length < 8:
             return None
@@ -103,10 +102,12 @@ def side_steps(frame: np.ndarray, corners: Corners) -> np.ndarray | None:
             continue
         profiles = cv2.remap(grey, samples[inside][..., 0].astype(np.float32),
                              samples[inside][..., 1].astype(np.float32), cv2.INTER_LINEAR)
-        steps = np.abs(np.diff(profiles, axis=1))
+        signed = np.diff(profiles, axis=1)
+        steps = np.abs(signed)
         k = np.argmax(steps, axis=1)
         out[i, inside, 0] = offsets[k] + 0.5
         out[i, inside, 1] = steps[np.arange(len(k)), k]
+        out[i, inside, 2] = np.where(signed[np.arange(len(k)), k] >= 0, 1.0, -1.0)
     return out
 
 
@@ -142,18 +143,25 @@ def find_shift(frame: np.ndarray, corners: Corners, sides: np.ndarray, reach: fl
     the sides of ``corners`` back where ``sides`` (``side_steps`` of an earlier frame)
     had them: the camera or the tray moved since, and nothing of the earlier picture
     but those steps is at hand (a calibration's frame). Every shift is scored by how
-    alike in steepness the steps where they lay, moved by it, are to what they were;
-    the best few (``SHIFT_CHECKS``) are checked as ``steps_match`` checks. None when
-    none matches."""
+    alike the steps where they lay, moved by it, are to what they were (as steep, the
+    same way).
+    The best one is taken when, on every side with ``CHECK_POINTS``' worth of steep
+    points (at least 4; three such sides at least), ``CHECK_SAME`` of them have a step
+    as steep as ``steps_match`` wants there, at that shift or a shrunk pixel beside
+    it. None when not."""
     grey, factor = _check_grey(frame)
-    sh, sw = grey.shape
-    where, across, then = [], [], []
-    for side, (bases, normal, _) in zip(sides, _side_points(corners, factor), strict=True):
+    where, across, then, side_of = [], [], [], []
+    for k, (side, (bases, normal, _)) in enumerate(
+            zip(sides, _side_points(corners, factor), strict=True)):
         usable = ~np.isnan(side[:, 0]) & (side[:, 1] >= CHECK_STEP)
         where.append(bases[usable] + side[usable, :1] * normal[None, :])
-        across.append(np.repeat(normal[None, :], int(usable.sum()), axis=0))
+        # The normal turned the way the step grows brighter: a step the other way, such
+        # as the other edge of the tray's wall, is no match.
+        across.append(normal[None, :] * side[usable, 2:3])
         then.append(side[usable, 1])
-    if sum(len(n) for n in then) < 8:
+        side_of.append(np.full(int(usable.sum()), k))
+    counts = [len(t) for t in then]
+    if sum(c >= 4 for c in counts) < 3:
         return None
     points, normals, steep = np.concatenate(where), np.concatenate(across), np.concatenate(then)
     r = max(1, math.ceil(reach * factor))
@@ -162,21 +170,23 @@ def find_shift(frame: np.ndarray, corners: Corners, sides: np.ndarray, reach: fl
     xs = points[:, :1].astype(np.float32) + dx[None, :]
     ys = points[:, 1:].astype(np.float32) + dy[None, :]
     nx, ny = normals[:, :1].astype(np.float32) / 2, normals[:, 1:].astype(np.float32) / 2
-    # The step across the side at each point, moved: half a pixel either side of it.
-    after, before = _sampled(grey, xs + nx, ys + ny), _sampled(grey, xs - nx, ys - ny)
+    # The step across the side at each point, moved, the way it went: half a pixel
+    # either side of it (a step the other way counts as none).
+    now = np.maximum(_sampled(grey, xs + nx, ys + ny) - _sampled(grey, xs - nx, ys - ny), 0)
     # How alike the steps are, moved, to what they were: a tray's wall has two edges
     # along each side, and the shift by its width puts the other one where the first
-    # lay, but seldom as steep.
-    now = np.abs(after - before)
+    # lay, the other way or seldom as steep.
     score = (np.minimum(now, steep[:, None]) / np.maximum(now, steep[:, None])).mean(axis=0)
-    # The best, the nearer first among equals; the steps must lie inside the frame.
-    order = np.lexsort((np.hypot(dx, dy), -score))
-    for k in order[:SHIFT_CHECKS]:
-        shift = (float(dx[k]) / factor, float(dy[k]) / factor)
-        moved = tuple((x + shift[0], y + shift[1]) for x, y in corners)
-        if steps_match(sides, side_steps(frame, moved)):
-            return shift
-    return None
+    best = int(np.lexsort((np.hypot(dx, dy), -score))[0])
+    # The steps were found at whole shrunk pixels; the shift need not be one.
+    near = (np.abs(dx - dx[best]) <= 1) & (np.abs(dy - dy[best]) <= 1)
+    need = np.maximum(CHECK_KEPT * steep, CHECK_STEP / 2)
+    kept = (now[:, near] >= need[:, None]).any(axis=1)
+    labels = np.concatenate(side_of)
+    for k, count in enumerate(counts):
+        if count >= 4 and kept[labels == k].mean() < CHECK_SAME:
+            return None
+    return (float(dx[best]) / factor, float(dy[best]) / factor)
 
 
 def _sampled(grey: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:

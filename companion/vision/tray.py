@@ -37,8 +37,8 @@ class TrayProfile:
     floor_bgr: tuple[float, float, float]  # mean colour of the empty floor
     version: int = PROFILE_VERSION
     # Where the brightness steps across the tray's four sides lay in the calibration's
-    # frame (``autotray.side_steps``: (4, points, 2) of offset and steepness, NaN where a
-    # point's reach left the frame), or None: a camera moved while the companion was off
+    # frame (``autotray.side_steps``: (4, points, 3) of offset, steepness and sign, NaN
+    # where a point's reach left the frame), or None: a camera moved while the companion was off
     # is told by them (``watch.ThrowWatcher``). Not part of a profile's equality.
     sides: np.ndarray | None = field(default=None, compare=False)
 
@@ -155,11 +155,11 @@ def _sides(data: object, corners: int) -> np.ndarray | None:
         sides = np.array([[[np.nan if v is None else float(v) for v in point] for point in side]
                           for side in data], np.float64)  # type: ignore[attr-defined]
     except (TypeError, ValueError) as exc:
-        raise TrayProfileError(f"sides must be lists of [offset, steepness] pairs: {exc}"
+        raise TrayProfileError(f"sides must be lists of [offset, steepness, sign]: {exc}"
                                ) from None
-    if sides.ndim != 3 or sides.shape[0] != 4 or sides.shape[2] != 2 or corners != 4:
+    if sides.ndim != 3 or sides.shape[0] != 4 or sides.shape[2] != 3 or corners != 4:
         raise TrayProfileError(
-            f"sides must hold four sides of [offset, steepness] pairs for a tray of four"
+            f"sides must hold four sides of [offset, steepness, sign] for a tray of four"
             f" corners, got shape {sides.shape} for {corners} corners")
     if np.isinf(sides).any():
         raise TrayProfileError("sides must be finite numbers or null")

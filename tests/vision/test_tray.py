@@ -101,15 +101,15 @@ def test_the_sides_a_calibration_saw_round_trip_and_are_checked(tmp_path):
     a point off the frame, as null); they are no part of its equality, and a moved
     profile keeps them (they lie along the outline). Sides of another shape, or for a
     tray of three corners, are refused saying so."""
-    sides = np.zeros((4, 16, 2))
-    sides[:, :, 1] = 12.5
+    sides = np.zeros((4, 16, 3))
+    sides[:, :, 1:] = (12.5, -1.0)
     sides[0, 3] = np.nan
     profile = TrayProfile((640, 480), ((10, 10), (600, 12), (598, 470), (8, 468)), 41.5,
                           (120.0, 130.0, 140.0), sides=sides)
     path = tmp_path / "pub.json"
     profile.save(path)
     data = json.loads(path.read_text())
-    assert data["sides"][0][3] == [None, None] and data["sides"][1][0] == [0.0, 12.5]
+    assert data["sides"][0][3] == [None, None, None] and data["sides"][1][0] == [0.0, 12.5, -1.0]
     back = TrayProfile.load(path)
     assert back == profile and np.array_equal(back.sides, sides, equal_nan=True)
     assert back.moved((0.1, 0.0)).sides is back.sides
@@ -117,8 +117,8 @@ def test_the_sides_a_calibration_saw_round_trip_and_are_checked(tmp_path):
     # Saved over, a profile without sides leaves none of the earlier ones in the file.
     TrayProfile(profile.frame_size, profile.corners, 41.5, profile.floor_bgr).save(path)
     assert json.loads(path.read_text())["sides"] is None and TrayProfile.load(path).sides is None
-    for bad, message in (([[[1, 2]]], "four sides"), ("steps", "pairs"),
-                         ([[[1, "x"]] * 16] * 4, "pairs")):
+    for bad, message in (([[[1, 2, 1]]], "four sides"), ([[[1, 2]] * 16] * 4, "four sides"),
+                         ("steps", "sign"), ([[[1, "x", 1]] * 16] * 4, "sign")):
         with pytest.raises(TrayProfileError, match=message):
             TrayProfile.from_dict({**data, "sides": bad})
     three = {**data, "corners": [[0, 0], [600, 0], [0, 400]]}
