@@ -393,10 +393,12 @@ class ThrowWatcher:
             # The calibration's sides, no picture: look for them around where they were.
             calibrated = occlusion.calibrated.corners_in(size)
             edge = occlusion.die_edge or DEFAULT_DIE_SHARE * max(size)
+            # It checks the sides at the shift it finds, and a pixel beside it.
             shift = find_shift(frame, calibrated, rest.sides, START_MOVE_EDGES * edge)
             if shift is None:
                 return False
             dx, dy = shift
+            total = (dx / size[0], dy / size[1])
         else:
             view = _view(frame)
             if view.shape != rest.view.shape:
@@ -404,11 +406,11 @@ class ThrowWatcher:
             window = cv2.createHanningWindow((view.shape[1], view.shape[0]), cv2.CV_64F)
             (sx, sy), _ = cv2.phaseCorrelate(rest.view, view, window)
             dx, dy = sx * size[0] / view.shape[1], sy * size[1] / view.shape[0]
-        # From where the tray lay at that rest: a knock followed since may be a wrong one.
-        total = (rest.knocked[0] + dx / size[0], rest.knocked[1] + dy / size[1])
-        there = occlusion.calibrated.moved(total).corners_in(size)
-        if not steps_match(rest.sides, side_steps(frame, there)):
-            return False
+            # From where the tray lay at that rest: a knock followed since may be wrong.
+            total = (rest.knocked[0] + dx / size[0], rest.knocked[1] + dy / size[1])
+            there = occlusion.calibrated.moved(total).corners_in(size)
+            if not steps_match(rest.sides, side_steps(frame, there)):
+                return False
         log.warning("the camera moved by %.0f x %.0f px %s: the calibrated tray follows it;"
                     " calibrate again when there is a moment", dx, dy,
                     "since it was calibrated" if rest.view is None
