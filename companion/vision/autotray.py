@@ -144,11 +144,10 @@ def find_shift(frame: np.ndarray, corners: Corners, sides: np.ndarray, reach: fl
     had them: the camera or the tray moved since, and nothing of the earlier picture
     but those steps is at hand (a calibration's frame). Every shift is scored by how
     alike the steps where they lay, moved by it, are to what they were (as steep, the
-    same way).
-    The best one is taken when, on every side with ``CHECK_POINTS``' worth of steep
-    points (at least 4; three such sides at least), ``CHECK_SAME`` of them have a step
-    as steep as ``steps_match`` wants there, at that shift or a shrunk pixel beside
-    it. None when not."""
+    same way). The best one is taken when on every side with at least 4 steep points
+    (three such sides at least) ``CHECK_SAME`` of them have a step the same way as
+    steep as ``steps_match`` wants (``CHECK_KEPT``), at that shift or a shrunk pixel
+    beside it; None when not."""
     grey, factor = _check_grey(frame)
     where, across, then, side_of = [], [], [], []
     for k, (side, (bases, normal, _)) in enumerate(
