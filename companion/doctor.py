@@ -153,9 +153,8 @@ def tray_place(settings: Settings, profile: Any, frame: Any) -> Check | None:
     (``TrayProfile.sides``): None when they do, or when the profile does not say (made
     before it kept them); else how far it moved, as the companion will follow it
     (``ThrowWatcher._calibration_fits``), or that it is not near."""
-    from companion.vision.autotray import find_shift, moved_across, side_steps, sides_moved
-    from companion.vision.occlusion import DEFAULT_DIE_SHARE
-    from companion.vision.watch import START_MOVE_EDGES
+    from companion.vision.autotray import moved_across, side_steps, sides_moved
+    from companion.vision.watch import START_MOVE_EDGES, find_calibrated
 
     if profile.sides is None:
         return None
@@ -164,9 +163,8 @@ def tray_place(settings: Settings, profile: Any, frame: Any) -> Check | None:
     moved = sides_moved(profile.sides, side_steps(frame, corners))
     if not moved_across(moved):
         return None
-    edge = (profile.die_size * size[0] / profile.frame_size[0] if profile.die_size
-            else DEFAULT_DIE_SHARE * max(size))
-    shift = find_shift(frame, corners, profile.sides, START_MOVE_EDGES * edge)
+    edge = profile.die_size and profile.die_size * size[0] / profile.frame_size[0]
+    shift = find_calibrated(frame, corners, profile.sides, edge)
     if shift is None:
         return Check("calibration", FAIL,
                      f"{settings.calibration}: the tray is not where it was calibrated, nor"

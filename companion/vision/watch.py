@@ -391,10 +391,9 @@ class ThrowWatcher:
         size = (frame.shape[1], frame.shape[0])
         if rest.view is None:
             # The calibration's sides, no picture: look for them around where they were.
-            calibrated = occlusion.calibrated.corners_in(size)
-            edge = occlusion.die_edge or DEFAULT_DIE_SHARE * max(size)
             # It checks the sides at the shift it finds, and a pixel beside it.
-            shift = find_shift(frame, calibrated, rest.sides, START_MOVE_EDGES * edge)
+            shift = find_calibrated(frame, occlusion.calibrated.corners_in(size), rest.sides,
+                                    occlusion.die_edge)
             if shift is None:
                 return False
             dx, dy = shift
@@ -536,6 +535,15 @@ class _CleanRest:
     knocked: tuple[float, float]
     at: float
     blocks: int = 0
+
+
+def find_calibrated(frame: np.ndarray, corners: tuple[tuple[float, float], ...],
+                    sides: np.ndarray, die_edge: float | None) -> tuple[float, float] | None:
+    """Where the tray calibrated at ``corners`` with ``sides`` lies in ``frame``: the shift
+    ``autotray.find_shift`` finds within ``START_MOVE_EDGES`` die edges (``die_edge`` in
+    frame pixels; without one, ``occlusion.DEFAULT_DIE_SHARE`` of the frame), or None."""
+    edge = die_edge or DEFAULT_DIE_SHARE * max(frame.shape[1], frame.shape[0])
+    return find_shift(frame, corners, sides, START_MOVE_EDGES * edge)
 
 
 def _tray_steps(occlusion: OcclusionDetector, frame: np.ndarray) -> np.ndarray | None:
