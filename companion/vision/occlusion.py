@@ -498,22 +498,16 @@ class OcclusionDetector:
         ratio = np.log((small[ys, xs].astype(np.float32) + 8.0) / (before + 8.0))
         if float(np.median(np.abs(ratio).max(axis=1))) < LIGHT_MIN / 2:
             return None  # most of the tray is as it was (this runs at every still check)
-        design = np.stack([np.ones(len(ys)), xs / w - 0.5, ys / h - 0.5], axis=1)
-        fitted = np.broadcast_to(np.median(ratio, axis=0), ratio.shape)
-        for _ in range(3):
-            keep = np.abs(ratio - fitted).max(axis=1) < LIGHT_FIT
-            if keep.sum() < 0.3 * len(keep):
-                return None  # no smooth gain explains most of the tray
-            coef = np.linalg.lstsq(design[keep], ratio[keep], rcond=None)[0]
-            fitted = design @ coef
+        fit = _smooth_fit(xs / w - 0.5, ys / h - 0.5, ratio, (LIGHT_FIT,) * 3,
+                          np.median(ratio, axis=0), grey=False)
+        if fit is None:
+            return None  # no smooth gain explains most of the tray
+        coef, fitted = fit
         if float(np.abs(fitted).max()) < LIGHT_MIN:
             return None
         if float((fitted.max(axis=0) - fitted.min(axis=0)).max()) > LIGHT_SPREAD:
             return None
-        gy, gx = np.mgrid[0:h, 0:w].astype(np.float32)
-        field = (coef[0] + (gx / w - 0.5)[:, :, None] * coef[1]
-                 + (gy / h - 0.5)[:, :, None] * coef[2])
-        return np.exp(field).astype(np.float32)
+        return np.exp(_surface(coef, h, w)).astype(np.float32)
 
     def _follow_light(self, small: np.ndarray) -> None:
         """When ``small`` differs from the reference by the light alone (``LIGHT_MIN``),
@@ -759,25 +753,17 @@ class OcclusionDetector:
         step = max(1, len(ys) // 2000)
         ys, xs = ys[::step], xs[::step]
         ratio = np.log((small[ys, xs].astype(np.float32) + 8.0) / (colour + 8.0))
-        u, v = xs / w - 0.5, ys / h - 0.5
-        design = np.stack([np.ones(len(ys)), u, v, u * u, u * v, v * v], axis=1)
-        fitted = np.zeros(len(ys))
-        for fit in (SHADE_FIT[0], SHADE_FIT[1], SHADE_FIT[1]):
-            keep = np.abs(ratio - fitted[:, None]).max(axis=1) < fit
-            if keep.sum() < 0.3 * len(keep):
-                return flat  # no smooth grey gain explains most of the tray
-            coef = np.linalg.lstsq(design[keep], ratio[keep].mean(axis=1), rcond=None)[0]
-            fitted = design @ coef
+        fit = _smooth_fit(xs / w - 0.5, ys / h - 0.5, ratio,
+                          (SHADE_FIT[0], SHADE_FIT[1], SHADE_FIT[1]), np.zeros(1), grey=True)
+        if fit is None:
+            return flat  # no smooth grey gain explains most of the tray
+        coef, fitted = fit
         # Where the floor is: the walls and what lies round the tray are not held to it.
-        floor = fitted[np.abs(ratio - fitted[:, None]).max(axis=1) < SHADE_FIT[1]]
+        floor = fitted[np.abs(ratio - fitted).max(axis=1) < SHADE_FIT[1]]
         if len(floor) < 0.3 * len(fitted) or float(np.abs(floor).max()) > SHADE_RANGE:
             return flat
-        gy, gx = np.mgrid[0:h, 0:w].astype(np.float32)
-        gu, gv = gx / w - 0.5, gy / h - 0.5
-        field = (coef[0] + coef[1] * gu + coef[2] * gv + coef[3] * gu * gu
-                 + coef[4] * gu * gv + coef[5] * gv * gv)
-        field = np.clip(field, floor.min(), floor.max())
-        return np.exp(field).astype(np.float32)[:, :, None]
+        field = np.clip(_surface(coef, h, w), floor.min(), floor.max())
+        return np.exp(field).astype(np.float32)
 
     def _floor_check(self, small: np.ndarray) -> TrayState:
         """Blocked when the inner tray holds something unlike the floor larger than
@@ -952,6 +938,43 @@ class OcclusionDetector:
                 small = np.where((self._standing.mask > 0)[:, :, None], self._reference, small)
             self._set_reference(small)
             self.provisional = False
+
+
+def _smooth_fit(
+    u: np.ndarray, v: np.ndarray, ratio: np.ndarray, limits: tuple[float, ...],
+    start: np.ndarray, grey: bool,
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """A smooth surface over the tray fitted to the log ratios ``ratio`` (n, 3) at the
+    points (``u``, ``v``) (each from -0.5 to 0.5 across the small frame), leaving out the
+    points off it: each round refits to the points within ``limits[k]`` of the last fit in
+    every channel, the first within it of ``start``. ``grey``: a quadratic, one gain for the
+    three channels (their mean); else a plane per channel. None when a round keeps less
+    than 30 % of the points; else the coefficients (one row per term of ``_terms``) and
+    the fit at the points, (n, 1) or (n, 3)."""
+    design = _terms(u, v, quadratic=grey)
+    target = ratio.mean(axis=1, keepdims=True) if grey else ratio
+    fitted = np.broadcast_to(np.asarray(start, np.float64), target.shape)
+    coef = np.zeros((design.shape[1], target.shape[1]))
+    for limit in limits:
+        keep = np.abs(ratio - fitted).max(axis=1) < limit
+        if keep.sum() < 0.3 * len(keep):
+            return None
+        coef = np.linalg.lstsq(design[keep], target[keep], rcond=None)[0]
+        fitted = design @ coef
+    return coef, fitted
+
+
+def _terms(u: np.ndarray, v: np.ndarray, quadratic: bool) -> np.ndarray:
+    """The terms of a plane (1, u, v), or of a quadratic (also u², uv, v²), stacked on
+    the last axis."""
+    parts = [np.ones_like(u), u, v] + ([u * u, u * v, v * v] if quadratic else [])
+    return np.stack(parts, axis=-1)
+
+
+def _surface(coef: np.ndarray, h: int, w: int) -> np.ndarray:
+    """``_smooth_fit``'s surface over the whole small frame, (h, w, channels)."""
+    gy, gx = np.mgrid[0:h, 0:w].astype(np.float32)
+    return _terms(gx / w - 0.5, gy / h - 0.5, quadratic=coef.shape[0] > 3) @ coef
 
 
 def channel_max(image: np.ndarray) -> np.ndarray:
