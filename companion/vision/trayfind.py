@@ -25,6 +25,7 @@ quadrilateral, clockwise from top-left:
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -68,6 +69,18 @@ RING_SOLIDITY = 0.5
 # quadrilateral's side to this many outside.
 REFINE_IN = 4.5
 REFINE_OUT = 3.0
+# A tray floor is at most this many times as long as it is wide (mean of opposite sides):
+# a strip of a wooden floor between two streaks of its grain is no tray.
+MAX_ASPECT = 3.0
+# The outlines ``find_trays`` gives after the usual ones: regions bounded only by edges
+# this many times as strong as ``CANNY_LOW`` / ``CANNY_HIGH`` (a wooden floor's grain
+# draws edges of its own between strips of the floor).
+COARSE = 2.0
+# The coarse regions' first outline comes first when it holds this share of the usual
+# first one and is more than this many times as large: the usual one was a patch of a
+# grained floor (its strips, a knot) and the coarse one the whole of it.
+ENCLOSE_SHARE = 0.9
+ENCLOSE_GROWTH = 1.5
 
 
 class TrayNotFound(TrayProfileError):
@@ -90,9 +103,11 @@ class Candidate:
 def find_tray(frame: np.ndarray) -> Corners:
     """The tray floor's four corners in frame pixels, clockwise from top-left.
 
-    Raises ``TrayNotFound`` when no region of the frame looks like a tray floor.
+    Raises ``TrayNotFound`` when no region of the frame looks like a tray floor. A
+    person checks this one answer (``companion calibrate tray --show``, the camera page):
+    it is looked for with ``find_trays``' ``grain``.
     """
-    for corners in find_trays(frame):
+    for corners in find_trays(frame, grain=True):
         return corners
     raise TrayNotFound(
         "no even, four-cornered area that does not run out of the frame looks like a"
@@ -101,13 +116,20 @@ def find_tray(frame: np.ndarray) -> Corners:
     )
 
 
-def find_trays(frame: np.ndarray, most: int = 4) -> Iterator[Corners]:
-    """What ``find_tray`` finds, then the next best outlines, up to ``most`` different ones,
-    each made only when asked for (a refined outline costs a few ms).
+def find_trays(frame: np.ndarray, most: int = 4, grain: bool = False) -> Iterator[Corners]:
+    """The best outline of a tray floor, then the next best ones, up to ``most`` different
+    ones, each made only when asked for (a refined outline costs a few ms).
 
     The best-scored region is not always the floor: a printed menu's blank corner can
     outscore a tray full of dice. Whoever can tell (``autotray.TrayKeeper``: the tray
     holds the dice) takes the next.
+
+    ``grain``: a floor whose own grain splits it into strips, none of which grows into
+    the whole, is also outlined by coarser regions (``COARSE``): their first outline comes
+    first when it encloses the usual first one (``_encloses``), and theirs are all there
+    is when the usual regions make none (else they are left out: they may run onto a
+    tray's wall); no outline is a strip (``MAX_ASPECT``). It costs a second pass over the
+    frame (about as long as the first).
     """
     check_frame(frame)
     h, w = frame.shape[:2]
@@ -119,39 +141,90 @@ def find_trays(frame: np.ndarray, most: int = 4) -> Iterator[Corners]:
     fine = cv2.resize(
         frame, (small.shape[1] * 2, small.shape[0] * 2), interpolation=cv2.INTER_AREA
     )
-    small = cv2.medianBlur(small, 5)
-    labels, colours = _regions(small, _edges(fine, small.shape[:2]))
-    candidates = _candidates(labels, colours)
-    sx, sy = w / small.shape[1], h / small.shape[0]
+    scale = np.array([w / small.shape[1], h / small.shape[0]])
     given: list[np.ndarray] = []
-    for start in range(len(candidates)):
-        if len(given) >= most:
+    usual = _floors(small, fine, 1.0, grain)
+    if not grain:
+        outlines: Iterator[Candidate] = usual
+    else:
+        outlines = _grain_first(usual, _floors(small, fine, COARSE, grain), small.shape[:2])
+    while len(given) < most:
+        floor = next(outlines, None)
+        if floor is None:
             return
-        best = _grow(_outermost_floor(candidates, start), labels, colours)
         # Two starts that widen to the same floor give it once.
-        if any(np.abs(best.quad - quad).max() <= 2.0 for quad in given):
-            continue
-        given.append(best.quad)
-        yield clockwise(_refine(frame, best.quad * np.array([sx, sy]), max(sx, sy)))
-    for floor in _ring_floors(labels, colours):
-        if len(given) >= most:
-            return
-        if any(np.abs(floor.quad - quad).max() <= 2.0 for quad in given):
+        if any(np.abs(floor.quad - seen).max() <= 2.0 for seen in given):
             continue
         given.append(floor.quad)
-        yield clockwise(_refine(frame, floor.quad * np.array([sx, sy]), max(sx, sy)))
+        yield clockwise(_refine(frame, floor.quad * scale, float(scale.max())))
 
 
-def _edges(fine: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    """Cells of a ``shape`` grid that an edge of ``fine`` (twice as fine) runs through.
+def _grain_first(usual: Iterator[Candidate], coarse: Iterator[Candidate],
+                 shape: tuple[int, ...]) -> Iterator[Candidate]:
+    """The usual floors, led by the first coarse one where it encloses the first usual one,
+    or the coarse floors where there is no usual one (``find_trays``' ``grain``)."""
+    first = next(usual, None)
+    widest = next(coarse, None)
+    if first is None:
+        # No usual region makes a tray: the coarse ones may (a floor all grain).
+        if widest is not None:
+            yield widest
+            yield from coarse
+        return
+    if widest is not None and _encloses(widest, first, shape):
+        # A coarse outline of the same floor around the usual first one is the floor
+        # that one is part of.
+        yield widest
+    yield first
+    yield from usual
+
+
+def _encloses(outer: Candidate, inner: Candidate, shape: tuple[int, ...]) -> bool:
+    """Whether the floor ``outer`` is of ``inner``'s colour (``_same_floor``) and scored
+    better (a truer quadrilateral, more solid), holds ``ENCLOSE_SHARE`` of it and is more
+    than ``ENCLOSE_GROWTH`` times its area (both outlined in a frame of ``shape``)."""
+    if not _same_floor(outer.colour, inner.colour) or outer.score <= inner.score:
+        return False
+    a, b = np.zeros(shape[:2], np.uint8), np.zeros(shape[:2], np.uint8)
+    cv2.fillConvexPoly(a, np.round(outer.quad).astype(np.int32), 1)
+    cv2.fillConvexPoly(b, np.round(inner.quad).astype(np.int32), 1)
+    inside, area = int((a & b).sum()), int(b.sum())
+    return inside >= ENCLOSE_SHARE * area and int(a.sum()) > ENCLOSE_GROWTH * area
+
+
+def _floors(small: np.ndarray, fine: np.ndarray, coarse: float,
+            no_strips: bool) -> Iterator[Candidate]:
+    """The floors (outlines in shrunk-frame pixels) of the regions of ``small``, best
+    first: each candidate grown to its floor, then the floors inside rings
+    (``_ring_floors``); with ``no_strips``, none longer than ``MAX_ASPECT`` times its
+    width. ``coarse`` above 1: the edges that bound the regions are that many times as
+    strong (Canny's thresholds) and found on ``fine`` median-smoothed as ``small`` is."""
+    smooth = cv2.medianBlur(small, 5)
+    if coarse == 1.0:
+        edges = _edges(fine, small.shape[:2])
+    else:
+        edges = _edges(cv2.medianBlur(fine, 5), small.shape[:2], coarse)
+    labels, colours = _regions(smooth, edges)
+    candidates = _candidates(labels, colours)
+    grown = (_grow(_outermost_floor(candidates, k), labels, colours) for k in
+             range(len(candidates)))
+    for floor in itertools.chain(grown, _ring_floors(labels, colours)):
+        if not no_strips or _aspect(floor.quad) <= MAX_ASPECT:
+            yield floor  # else a strip of floor that did not grow into the whole
+
+
+def _edges(fine: np.ndarray, shape: tuple[int, ...], strength: float = 1.0) -> np.ndarray:
+    """Cells of a ``shape`` grid that an edge of ``fine`` (twice as fine) runs through,
+    at ``strength`` times Canny's usual thresholds.
 
     Canny's hysteresis keeps a long, faint edge (a light wall beside a light floor)
     whole, so the regions cannot leak through its weak stretches.
     """
     blurred = cv2.GaussianBlur(fine, (0, 0), 1.0)
     edges: np.ndarray = np.zeros(fine.shape[:2], np.uint8)
+    low, high = CANNY_LOW * strength, CANNY_HIGH * strength
     for channel in cv2.split(blurred):
-        edges = cv2.bitwise_or(edges, cv2.Canny(channel, CANNY_LOW, CANNY_HIGH))
+        edges = cv2.bitwise_or(edges, cv2.Canny(channel, low, high))
     cells = cv2.resize(edges, (shape[1], shape[0]), interpolation=cv2.INTER_AREA)
     return (cells > 0).astype(np.uint8)
 
@@ -319,6 +392,14 @@ def _candidate(own: np.ndarray, colour: np.ndarray) -> Candidate | None:
     # solid, but small.
     score = solidity * ((fit - MIN_FIT) / (1 - MIN_FIT) + 0.5 * math.sqrt(area))
     return Candidate(quad, filled, colour, area, fit, solidity, score)
+
+
+def _aspect(quad: np.ndarray) -> float:
+    """How many times as long as wide the quadrilateral ``quad`` is: the longer mean of
+    two opposite sides over the shorter."""
+    sides = np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1)
+    one, other = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
+    return float(max(one, other) / max(min(one, other), 1e-9))
 
 
 def _cover(quad: np.ndarray, own: np.ndarray) -> float:

@@ -13,7 +13,7 @@ from pipdraw import drawn_photos, frame_with_dice, photos_dir
 
 from companion.cli import main
 from companion.evaluation import LabelledDie, read_image, read_labels
-from companion.synth.render import render_throw
+from companion.synth.render import render_throw, write_dataset
 from companion.synth.scene import SETUPS, compose, corners_text, surround, write_scenes
 from companion.vision import trayfind
 from companion.vision.calibrate import (
@@ -271,3 +271,33 @@ def test_a_wood_grained_floor_is_found_inside_the_wall_around_it():
     assert len(trayfind._ring_floors(regions, colours)) == 1
     corners = np.array(find_tray(frame))
     assert np.abs(corners - scene.corners).max() < 4.0
+
+
+def test_a_tray_floor_all_grain_is_found_whole_never_as_a_strip(tmp_path):
+    # Rendered trays filling the frame, their wooden floors streaked with grain: the
+    # usual regions are strips between the streaks and knots, and the finder gave a band
+    # of the floor (a tenth of it, or a strip along its top) or nothing. Coarser regions
+    # outline the whole floor (trayfind.COARSE); no outline is a strip (MAX_ASPECT).
+    frames = write_dataset(tmp_path / "bock", 5, 4243, kind="bock")
+    frames += write_dataset(tmp_path / "pips", 5, 4244, kind="pips", n_dice=3)
+    for path in [frames[0], frames[3], frames[4], frames[9]]:
+        frame = read_image(path)
+        h, w = frame.shape[:2]
+        labels = read_labels(path.parent.parent / "labels" / f"{path.stem}.txt", w, h)
+        corners = np.array(find_tray(frame), np.float32)
+        assert cv2.contourArea(corners) > 0.5 * w * h, path.name
+        for d in labels:
+            assert cv2.pointPolygonTest(corners, (d.x, d.y), False) > 0, path.name
+        for outline in trayfind.find_trays(frame, grain=True):
+            assert trayfind._aspect(np.array(outline)) <= trayfind.MAX_ASPECT
+
+
+def test_a_coarse_outline_running_onto_the_cloth_does_not_replace_the_floor():
+    # A dark felt floor on a blue checked cloth: the coarse regions run from the floor
+    # over its dark wall onto the cloth and outline more than the tray, scored worse
+    # than the floor itself; the floor stays the answer.
+    throw = render_throw(5002, 6, kind="bock", size=(1280, 960))
+    photo, labels = tray_photo(throw)
+    scene = compose(photo, labels, SETUPS["v2-cloth"], np.random.default_rng(5002 + 99))
+    corners = np.array(find_tray(scene.frame))
+    assert np.linalg.norm(corners - scene.corners, axis=1).max() < 0.03 * _side(scene.corners)
