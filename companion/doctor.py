@@ -26,6 +26,11 @@ from companion.timesync import clock_synced
 OK, WARN, FAIL = "ok", "warn", "fail"
 ROOT = Path(__file__).resolve().parents[1]
 MODELS = ("pipspot.onnx", "pipnet.onnx")
+# A test read's dice this many times larger or smaller than the calibration's die (its
+# frame size scaled to the picture's) mean the calibration no longer fits. The dice read
+# in the calibrated validation scenes measure 0.90-1.03 of their profile's die; a profile
+# of half the die (an old calibration) took every throw for a cup.
+DIE_SIZE_OFF = 1.4
 FREE_WARN_MB, FREE_FAIL_MB = 500, 50
 
 
@@ -253,6 +258,16 @@ def reading(settings: Settings, frames: list[Any]) -> Check:
                      f"{detail}; the dice are {die:.0f} px across, below {SMALL_DIE:.0f} px "
                      "some are read wrong or left to check",
                      SMALL_DIE_FIX)
+    profile = getattr(recognizer, "calibrated", None)
+    if die is not None and profile is not None and profile.die_size:
+        size = (frames[-1].image.shape[1], frames[-1].image.shape[0])
+        expected = profile.die_size * size[0] / profile.frame_size[0]
+        if max(die / expected, expected / die) > DIE_SIZE_OFF:
+            return Check("reading", WARN,
+                         f"{detail}; the dice measure {die:.0f} px, the calibration says "
+                         f"{expected:.0f} px: hands and cups are told from dice by that size",
+                         "calibrate again with a few dice in the tray: companion calibrate"
+                         " tray (or the camera page's 'Calibrate the tray')")
     return Check("reading", OK, detail)
 
 

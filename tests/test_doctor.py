@@ -221,3 +221,30 @@ def test_live_checks_use_the_running_companion(tmp_path):
     Running.camera_up = False
     down = {c.name: c for c in doctor.live_checks(settings, Running(), False, ())}
     assert down["camera"].level == down["button"].level == down["feedback"].level == "fail"
+
+
+def test_a_test_read_of_dice_unlike_the_calibrations_die_says_calibrate_again(tmp_path):
+    from companion.hardware.camera import Frame
+    from companion.synth.render import render_throw
+    from companion.vision.recognizer import PipRecognizer
+    from companion.vision.tray import TrayProfile
+
+    # An old calibration, or one made of something else, with half the die (or twice):
+    # the settle detector then takes a throw for a cup ("hands and cups are told from
+    # dice by that size"); the dice read are the dice's own size whatever it says.
+    image = render_throw(3, 3, size=(1280, 960)).image
+    corners = ((20, 20), (1260, 20), (1260, 940), (20, 940))
+    measured = float(np.median([d.region.size for d in PipRecognizer(
+        TrayProfile((1280, 960), corners, None, (100, 100, 100))).read(image).dice]))
+    path = tmp_path / "tray.json"
+    settings = Settings(data_dir=tmp_path / "data", calibration=path)
+    for share, level in ((0.5, "warn"), (0.85, "ok"), (1.0, "ok"), (1.2, "ok"), (2.0, "warn")):
+        TrayProfile((1280, 960), corners, measured * share, (100, 100, 100)).save(path)
+        check = doctor.reading(settings, [Frame(image, 0.0)])
+        assert check.level == level, (share, check.detail)
+        assert ("the calibration says" in check.detail) is (level == "warn")
+    assert "calibrate again" in check.fix and f"{2 * measured:.0f} px" in check.detail
+    # The profile made for a picture half as wide: its die is half as many pixels.
+    TrayProfile((640, 480), tuple((x / 2, y / 2) for x, y in corners), measured / 2,
+                (100, 100, 100)).save(path)
+    assert doctor.reading(settings, [Frame(image, 0.0)]).level == "ok"
