@@ -142,6 +142,12 @@ def test_a_picture_read_while_the_phones_stream_was_connecting_is_offered(server
 
     keeper.route("**/events*", hold)
     become_scorekeeper(keeper)
+    # The reloaded page opens its stream from a script after the panel shows: give it
+    # the time a busy machine takes (a shared CI runner once took longer than none).
+    for _ in range(200):
+        if held:
+            break
+        keeper.wait_for_timeout(50)
     assert held, "the unlocked page opened no event stream"
     _publish(server.table, game, _unclear("Anna", (5, 5, 3)))
     for route in held:
