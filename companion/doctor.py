@@ -26,11 +26,6 @@ from companion.timesync import clock_synced
 OK, WARN, FAIL = "ok", "warn", "fail"
 ROOT = Path(__file__).resolve().parents[1]
 MODELS = ("pipspot.onnx", "pipnet.onnx")
-# A test read's dice this many times larger or smaller than the calibration's die (its
-# frame size scaled to the picture's) mean the calibration no longer fits. The dice read
-# in the calibrated validation scenes measure 0.90-1.03 of their profile's die; a profile
-# of half the die (an old calibration) took every throw for a cup.
-DIE_SIZE_OFF = 1.4
 FREE_WARN_MB, FREE_FAIL_MB = 500, 50
 
 
@@ -244,6 +239,7 @@ def reading(settings: Settings, frames: list[Any]) -> Check:
     detail = (f"settle {settle_ms:.1f} ms/frame ({settle.state}), "
               f"read {read_ms:.0f} ms: {len(values)} dice {values}")
     from companion.vision.calibrate import SMALL_DIE, SMALL_DIE_FIX, small_die
+    from companion.vision.tray import die_size_off
 
     if result.cluttered:
         return Check("reading", WARN,
@@ -262,7 +258,7 @@ def reading(settings: Settings, frames: list[Any]) -> Check:
     if die is not None and profile is not None and profile.die_size:
         size = (frames[-1].image.shape[1], frames[-1].image.shape[0])
         expected = profile.die_size * size[0] / profile.frame_size[0]
-        if max(die / expected, expected / die) > DIE_SIZE_OFF:
+        if die_size_off(die, expected):
             return Check("reading", WARN,
                          f"{detail}; the dice measure {die:.0f} px, the calibration says "
                          f"{expected:.0f} px: hands and cups are told from dice by that size",
@@ -372,6 +368,19 @@ def followed(settings: Settings, occlusion: Any, size: tuple[int, int]) -> Check
                  " tray')")
 
 
+def resized(settings: Settings, watcher: Any) -> Check | None:
+    """A warning when the running companion counts the dice by their own size, not the
+    calibration's die (``ThrowWatcher.resized``); None when it does not."""
+    if getattr(watcher, "resized", None) is None:
+        return None
+    counted, measured = watcher.resized
+    return Check("calibration", WARN,
+                 f"{settings.calibration}: the dice measure {measured:.0f} px, the calibration's"
+                 f" die {counted:.0f} px (counted by the dice's)",
+                 "calibrate again when there is a moment, with a few dice in the tray (the"
+                 " camera page's 'Calibrate the tray')")
+
+
 def live_checks(settings: Settings, companion: Any, button_ok: bool | None,
                 feedback_parts: tuple[str, ...] | None) -> list[Check]:
     """The checks for the status page, from the running companion (no test reads)."""
@@ -388,7 +397,8 @@ def live_checks(settings: Settings, companion: Any, button_ok: bool | None,
     check = calibration(settings, size)
     occlusion = getattr(companion.watcher.settle, "occlusion", None) if companion else None
     if check.level == OK and size is not None and occlusion is not None:
-        check = followed(settings, occlusion, size) or check
+        check = (followed(settings, occlusion, size) or resized(settings, companion.watcher)
+                 or check)
     checks.append(check)
     if settings.button_pin is None:
         checks.append(Check("button", WARN, "no button_pin set", "set button_pin"))

@@ -204,6 +204,12 @@ def test_the_status_page_warns_when_the_calibrated_tray_is_followed_elsewhere(tm
     occlusion.follow_move((10 / 1280, 5 / 960))
     check = {c.name: c for c in doctor.live_checks(settings, Running(), True, None)}
     assert check["calibration"].level == "ok"
+    # Counting by the dice's own size, the calibration's die off (watch._size_dice).
+    Running.watcher.resized = (16.0, 41.0)
+    check = {c.name: c for c in doctor.live_checks(settings, Running(), True, None)}
+    assert check["calibration"].level == "warn", check["calibration"]
+    assert "the dice measure 41 px, the calibration's die 16 px" in check["calibration"].detail
+    assert "calibrate again" in check["calibration"].fix
 
 
 def test_live_checks_use_the_running_companion(tmp_path):

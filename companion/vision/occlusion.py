@@ -648,6 +648,13 @@ class OcclusionDetector:
             return True
         return False
 
+    def count_by(self, edge: float) -> None:
+        """Count die areas by a die ``edge`` frame pixels across from now on (the dice
+        read disagree with the calibration's die); a thing found standing by the count
+        before is forgotten: it may have been the dice, taken for a cup."""
+        self.die_edge = edge
+        self._standing = None
+
     def moved(self) -> None:
         """Something moved in the tray (the settle detector says so): from now on a cup
         (or a thing left lying) found standing still is masked out, so throws beside it

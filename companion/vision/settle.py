@@ -236,6 +236,10 @@ class SettleDetector:
             self.state = MOVING
             self._checked = None
 
+    def recheck(self) -> None:
+        """Check the tray again with the next still frame (what it is checked by changed)."""
+        self._checked = None
+
     def block(self, view: TrayState) -> None:
         """A reader found the current rest blocked after all (something no die explains)."""
         self.state = COVERED if view.covered else BLOCKED

@@ -21,6 +21,18 @@ from companion.vision.detect import WORK_SIDE, FinderOptions, find_dice
 from companion.vision.types import DieRegion, VisionError
 
 PROFILE_VERSION = 1
+# Dice read more than this many times larger or smaller than a profile's die (scaled to
+# the picture) mean its die no longer fits: an old calibration, or one that measured
+# something else. The dice read in the calibrated validation scenes measure 0.90-1.03 of
+# their profile's die; one of half the die made the settle detector take a throw for a
+# cup. ``companion doctor`` warns; the watcher counts by the dice (``watch``).
+DIE_SIZE_OFF = 1.4
+
+
+def die_size_off(measured: float, expected: float) -> bool:
+    """Whether dice ``measured`` across are off a profile's die of ``expected`` (both in
+    the picture's pixels) by more than ``DIE_SIZE_OFF`` either way."""
+    return max(measured / expected, expected / measured) > DIE_SIZE_OFF
 
 
 class TrayProfileError(VisionError):

@@ -103,8 +103,10 @@ from companion.vision.autotray import (
 )
 from companion.vision.combine import combine_with_left_out
 from companion.vision.occlusion import (
+    CUP,
     DEFAULT_DIE_SHARE,
     KNOCK_EDGES,
+    THING,
     OcclusionDetector,
     TrayState,
     channel_max,
@@ -117,7 +119,7 @@ from companion.vision.settle import (
     SettleDetector,
     SettleEvent,
 )
-from companion.vision.tray import TrayProfile
+from companion.vision.tray import TrayProfile, die_size_off
 from companion.vision.types import Die, Reading
 
 log = logging.getLogger(__name__)
@@ -146,6 +148,9 @@ DOUBT_SECONDS = 10.0
 # first rests show its sides elsewhere (``ThrowWatcher._calibration_fits``), in die edges:
 # a camera stand bumped or the tray pushed along the table while the companion was off.
 START_MOVE_EDGES = 6.0
+# Before the first rest is read under a calibrated tray, a blocked or covered still
+# moment is read (``_size_dice``) at most once per this many seconds.
+SIZE_EVERY = 2.0
 # A calibrated tray blocked as often and as long since the last clean rest whose sides'
 # steps in brightness are no longer where they were then (``autotray.sides_moved``,
 # ``moved_across``: three sides, or two opposite ones; a hand covers one, or two at a
@@ -211,6 +216,10 @@ class ThrowWatcher:
         # not found (``MOVED``).
         self._rest: _CleanRest | None = None
         self.moved = False
+        # The calibration's die and the dice's (frame pixels) when they differed by more
+        # than ``tray.DIE_SIZE_OFF`` and the dice's is counted by (``_size_dice``).
+        self.resized: tuple[float, float] | None = None
+        self._sized = -math.inf  # when a blocked still moment was last read for it
         self.settle = settle
         settle.auto_accept = False
         self.frames_to_read = frames_to_read
@@ -228,6 +237,8 @@ class ThrowWatcher:
         self._doubted_since = None
         self._rest = None
         self.moved = False
+        self.resized = None
+        self._sized = -math.inf
 
     @property
     def state(self) -> str:
@@ -264,6 +275,8 @@ class ThrowWatcher:
             if event.state == BLOCKED:
                 self._doubt(small, size, now)
                 reason = MOVED if self.moved else reason
+            if event.reason in (THING, CUP):
+                self._size_dice(now)
             return WatchEvent(event.state, now, reason=reason)
         if event.state != AT_REST:
             return None
@@ -352,6 +365,33 @@ class ThrowWatcher:
         if occlusion.adopt(None):
             self.settle.restart(frame, now, size)
             self._looked = -math.inf  # look at the next frame
+
+    def _size_dice(self, now: float) -> None:
+        """A still moment blocked by something larger than the dice may be (a cup, a
+        thing) under a calibrated tray, before any rest of dice was read: read it (at
+        most every ``SIZE_EVERY`` seconds); when two or more dice are read sure and their
+        median edge is off the die the occlusion check counts by (the calibration's) by
+        more than ``tray.DIE_SIZE_OFF``, count by theirs (``count_by``) and look again
+        (``resized``). A calibration of half the die made every throw a blob of several
+        "die areas": a cup or a thing, never read, so the reads that set the die at every
+        rest (``OcclusionDetector.unexplained``) never came."""
+        occlusion = self.settle.occlusion
+        if (occlusion is None or occlusion.calibrated is None or self.resized is not None
+                or (self.last is not None and self.last.dice) or not self._still
+                or not occlusion.die_edge or now - self._sized < SIZE_EVERY):
+            return
+        self._sized = now
+        sure = [d.region.size for d in self.read(self._still[-1]).dice if not d.uncertain]
+        if len(sure) < 2:
+            return
+        measured, counted = float(np.median(sure)), float(occlusion.die_edge)
+        if not die_size_off(measured, counted):
+            return
+        log.warning("the dice measure %.0f px, the calibration's die %.0f px: counting by the"
+                    " dice's; calibrate the tray again", measured, counted)
+        occlusion.count_by(measured)
+        self.resized = (counted, measured)
+        self.settle.recheck()
 
     def _doubt_calibration(self, now: float) -> None:
         """A still moment blocked under a calibrated tray: when three of the tray's sides,

@@ -1220,3 +1220,27 @@ def test_a_tray_looked_for_at_start_up_is_confirmed_by_two_sure_dice(stage):
     found = PipRecognizer().found_tray(three, look=True)
     assert found is not None
     assert np.abs(np.array(found.corners) - np.array(profile.corners)).max() < profile.die_size
+
+
+@pytest.mark.parametrize("share", [0.4, 1.0])
+def test_a_calibration_of_another_die_size_counts_by_the_dice_read(share, stage):
+    """A calibration whose die is 0.4 of the dice's (an old profile, or one that measured
+    something else): the settle detector counts die areas by it, and every rest of the
+    evening was "cup over the dice", no throw read (at half the die, a quarter of the
+    throws of validation evenings were missed and six false ones came). At the first
+    such still moment before any dice were read, the dice are read there: they measure
+    far more than the calibration's die, so the check counts by theirs
+    (``ThrowWatcher.resized``), forgets the "cup" it had set aside, and every throw is
+    read. A calibration of the dice's own size reads alike and is left as it is."""
+    writer, frames, profile, _, _ = _moved_while_off(stage, 3, [[1, 0, 0], [0, 1, 0]], 4)
+    profile = replace(profile, die_size=profile.die_size * share)
+    watcher, reader = _calibrated_watcher(profile)
+    events = watch(watcher, frames)
+    assert_throws_as_written(events, writer)
+    if share == 1.0:
+        assert watcher.resized is None
+    else:
+        assert watcher.resized is not None
+        counted, measured = watcher.resized
+        assert counted == pytest.approx(profile.die_size)
+        assert measured == pytest.approx(profile.die_size / share, rel=0.25)
