@@ -72,6 +72,14 @@ looked for by those steps alone within ``START_MOVE_EDGES`` die edges
 (``autotray.find_shift``) and followed; where it is not found, no rest is read (its dice
 would be read in the old outline) and each says ``MOVED``.
 
+The occlusion check counts "die areas" by the calibration's die until the first rest of
+dice is read (every read sets it from the dice after). A calibration whose die is far
+off the dice's (an old profile, one that measured something else) made every throw a
+blob of several die areas, a cup or a thing, never read. So before any dice were read,
+a still moment blocked by a cup or a thing is read (``_size_dice``, at most every
+``SIZE_EVERY`` seconds): two or more sure dice more than ``tray.DIE_SIZE_OFF`` times off
+the calibration's die make the check count by theirs (``resized``, on /status).
+
 A die read where the picture is what it was when the tray was last seen empty (the
 last clean rest without dice) is a mark on the floor, not a die: a speck, a stain or a
 scratch the net reads as a one. Its square must differ from the empty tray's by more
@@ -148,8 +156,8 @@ DOUBT_SECONDS = 10.0
 # first rests show its sides elsewhere (``ThrowWatcher._calibration_fits``), in die edges:
 # a camera stand bumped or the tray pushed along the table while the companion was off.
 START_MOVE_EDGES = 6.0
-# Before the first rest is read under a calibrated tray, a blocked or covered still
-# moment is read (``_size_dice``) at most once per this many seconds.
+# Before the first rest of dice is read under a calibrated tray, a still moment blocked
+# by a cup or a thing is read (``_size_dice``) at most once per this many seconds.
 SIZE_EVERY = 2.0
 # A calibrated tray blocked as often and as long since the last clean rest whose sides'
 # steps in brightness are no longer where they were then (``autotray.sides_moved``,
