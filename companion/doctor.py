@@ -163,7 +163,7 @@ def tray_place(settings: Settings, profile: Any, frame: Any) -> Check | None:
     moved = sides_moved(profile.sides, side_steps(frame, corners))
     if not moved_across(moved):
         return None
-    edge = profile.die_size and profile.die_size * size[0] / profile.frame_size[0]
+    edge = profile.die_in(size)
     shift = find_calibrated(frame, corners, profile.sides, edge)
     if shift is None:
         return Check("calibration", FAIL,
@@ -255,15 +255,13 @@ def reading(settings: Settings, frames: list[Any]) -> Check:
                      "some are read wrong or left to check",
                      SMALL_DIE_FIX)
     profile = getattr(recognizer, "calibrated", None)
-    if die is not None and profile is not None and profile.die_size:
-        size = (frames[-1].image.shape[1], frames[-1].image.shape[0])
-        expected = profile.die_size * size[0] / profile.frame_size[0]
-        if die_size_off(die, expected):
-            return Check("reading", WARN,
-                         f"{detail}; the dice measure {die:.0f} px, the calibration says "
-                         f"{expected:.0f} px: hands and cups are told from dice by that size",
-                         "calibrate again with a few dice in the tray: companion calibrate"
-                         " tray (or the camera page's 'Calibrate the tray')")
+    expected = None if profile is None else profile.die_in(frames[-1].image.shape[1::-1])
+    if die is not None and expected is not None and die_size_off(die, expected):
+        return Check("reading", WARN,
+                     f"{detail}; the dice measure {die:.0f} px, the calibration says "
+                     f"{expected:.0f} px: hands and cups are told from dice by that size",
+                     "calibrate again with a few dice in the tray: companion calibrate"
+                     " tray (or the camera page's 'Calibrate the tray')")
     return Check("reading", OK, detail)
 
 

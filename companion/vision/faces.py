@@ -278,8 +278,8 @@ class BockRecognizer:
             return None, None
         h, w = frame.shape[:2]
         seen = die = self._die_size(frame, tray)
-        if die is None and tray.die_size:
-            die = tray.die_size * w / tray.frame_size[0]
+        if die is None:
+            die = tray.die_in((w, h))
         if die is None:
             return None, None
         # ``for_tray`` makes a die of the size it is given ``CANON_DIE`` pixels across.

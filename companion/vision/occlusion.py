@@ -328,10 +328,10 @@ class OcclusionDetector:
         """The longer side of the small frames (at least ``side``): with a profile that
         knows the die, large enough that a die's edge is ``SMALL_DIE`` small pixels
         across, up to ``MAX_SMALL_SIDE``."""
-        if self.profile is None or not self.profile.die_size:
+        die = None if self.profile is None else self.profile.die_in(frame_size)
+        if die is None:
             return side
         x0, y0, x1, y1 = self.window(frame_size)
-        die = self.profile.die_size * frame_size[0] / self.profile.frame_size[0]
         return max(side, min(MAX_SMALL_SIDE, math.ceil(SMALL_DIE * max(x1 - x0, y1 - y0) / die)))
 
     def _small_point(self, x: float, y: float) -> tuple[float, float]:

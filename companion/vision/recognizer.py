@@ -235,7 +235,7 @@ class PipRecognizer:
         """The die edge in frame pixels: measured, else the profile's, else unknown."""
         die = self.die_size(frame, profile)
         if die is None and profile is not None:
-            die = _scaled_die(profile, frame.shape[1])
+            die = profile.die_in(frame.shape[1::-1])
         return die
 
     def _view(
@@ -287,7 +287,7 @@ class PipRecognizer:
             if last is not None and int(np.abs(scene - last[0]).max()) <= SAME_SCENE:
                 die = last[1]
             elif profile is not None and len(profile.corners) == 4:
-                expected = _scaled_die(profile, w)
+                expected = profile.die_in((w, h))
                 view = tray_view(
                     profile, (w, h),
                     None if expected is None else max(CANON_DIE, expected / MEASURE_ZOOM),
@@ -523,11 +523,6 @@ def _scene(frame: np.ndarray) -> np.ndarray:
     return cv2.resize(grey, size, interpolation=cv2.INTER_AREA).astype(np.int16)
 
 
-def _scaled_die(profile: TrayProfile, width: int) -> float | None:
-    """The profile's die size for frames ``width`` pixels wide (None when it has none)."""
-    if not profile.die_size:
-        return None
-    return profile.die_size * width / profile.frame_size[0]
 
 
 def load_recognizer(profile_path: str | None, max_dice: int | None = None) -> PipRecognizer:

@@ -369,9 +369,7 @@ class DieSpotter:
         rendered frames).
         """
         h, w = frame.shape[:2] if isinstance(frame, np.ndarray) and frame.ndim >= 2 else (0, 0)
-        known = None
-        if profile is not None and profile.die_size:
-            known = profile.die_size * w / profile.frame_size[0]
+        known = None if profile is None else profile.die_in((w, h))
         maps, scale = self.maps(frame, known)
         dice = decode(maps, scale, self.threshold)
         if profile is None:

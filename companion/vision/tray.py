@@ -66,6 +66,11 @@ class TrayProfile:
         sx, sy = frame_size[0] / self.frame_size[0], frame_size[1] / self.frame_size[1]
         return tuple((x * sx, y * sy) for x, y in self.corners)
 
+    def die_in(self, frame_size: tuple[int, int]) -> float | None:
+        """The die edge in pixels of a ``frame_size`` (w, h) frame, scaled as
+        ``corners_in``; None when the profile has no die size."""
+        return self.die_size * frame_size[0] / self.frame_size[0] if self.die_size else None
+
     def valid_mask(self, shape: tuple[int, ...]) -> np.ndarray:
         """uint8 mask (255 inside the tray) for a frame of ``shape``, rescaled if needed."""
         h, w = shape[:2]

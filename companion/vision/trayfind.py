@@ -143,6 +143,7 @@ def find_trays(frame: np.ndarray, most: int = 4, grain: bool = False) -> Iterato
     )
     scale = np.array([w / small.shape[1], h / small.shape[0]])
     given: list[np.ndarray] = []
+    small = cv2.medianBlur(small, 5)
     usual = _floors(small, fine, 1.0, grain)
     if not grain:
         outlines: Iterator[Candidate] = usual
@@ -194,17 +195,17 @@ def _encloses(outer: Candidate, inner: Candidate, shape: tuple[int, ...]) -> boo
 
 def _floors(small: np.ndarray, fine: np.ndarray, coarse: float,
             no_strips: bool) -> Iterator[Candidate]:
-    """The floors (outlines in shrunk-frame pixels) of the regions of ``small``, best
-    first: each candidate grown to its floor, then the floors inside rings
-    (``_ring_floors``); with ``no_strips``, none longer than ``MAX_ASPECT`` times its
-    width. ``coarse`` above 1: the edges that bound the regions are that many times as
-    strong (Canny's thresholds) and found on ``fine`` median-smoothed as ``small`` is."""
-    smooth = cv2.medianBlur(small, 5)
+    """The floors (outlines in shrunk-frame pixels) of the regions of ``small`` (the
+    shrunk frame, median-smoothed), best first: each candidate grown to its floor, then
+    the floors inside rings (``_ring_floors``); with ``no_strips``, none longer than
+    ``MAX_ASPECT`` times its width. ``coarse`` above 1: the edges that bound the regions
+    are that many times as strong (Canny's thresholds) and found on ``fine``
+    median-smoothed as ``small`` is."""
     if coarse == 1.0:
         edges = _edges(fine, small.shape[:2])
     else:
         edges = _edges(cv2.medianBlur(fine, 5), small.shape[:2], coarse)
-    labels, colours = _regions(smooth, edges)
+    labels, colours = _regions(small, edges)
     candidates = _candidates(labels, colours)
     grown = (_grow(_outermost_floor(candidates, k), labels, colours) for k in
              range(len(candidates)))
