@@ -69,6 +69,10 @@ class FindsTray(Protocol):
         """The tray found in frames like ``frame`` as a calibration has it, or None;
         ``look``: look at ``frame`` now."""
 
+    def seen_tray(self, frame_size: tuple[int, int]) -> Any:
+        """The outline the last look saw in frames of ``frame_size`` without dice to
+        confirm it, or None."""
+
     def forget_tray(self, frame_size: tuple[int, int]) -> None:
         """Forget the tray found in frames of ``frame_size``: look for it afresh."""
 
@@ -112,7 +116,8 @@ class Companion:
         self.recognizers = dict(recognizers)
         self.settle = settle
         self.watcher = ThrowWatcher(self._read, settle, frames_to_read, follow=self._follow_tray,
-                                    find=self._found_tray, forget=self._forget_tray)
+                                    find=self._found_tray, forget=self._forget_tray,
+                                    seen=self._seen_tray)
         self.tracker = tracker or TurnTracker(proposers=GAMES.proposers())
         self._lock = threading.Lock()
         self.frames = 0
@@ -147,6 +152,11 @@ class Companion:
         if not isinstance(recognizer, FindsTray):
             return None
         return recognizer.found_tray(image, look)
+
+    def _seen_tray(self, frame_size: tuple[int, int]) -> Any:
+        """The outline the active game's recogniser last saw without dice in it."""
+        recognizer = self._recognizer()
+        return recognizer.seen_tray(frame_size) if isinstance(recognizer, FindsTray) else None
 
     def _forget_tray(self, frame_size: tuple[int, int]) -> None:
         """The active game's recogniser forgets the tray it found (the watcher doubts it)."""
@@ -250,7 +260,7 @@ class Companion:
                 self.settle = settle
                 self.watcher = ThrowWatcher(self._read, settle, self.watcher.frames_to_read,
                                             follow=self._follow_tray, find=self._found_tray,
-                                            forget=self._forget_tray)
+                                            forget=self._forget_tray, seen=self._seen_tray)
             elif self.settle.occlusion is not None:
                 # The same tray, maybe knocked since it was calibrated.
                 self._follow_tray(self.settle.occlusion.knocked)

@@ -231,6 +231,7 @@ class _Finder:
         self.tray = tray
         self.asked = 0
         self.forgotten = []
+        self.seen = {}  # outlines seen with no dice in them, by frame size
 
     def read(self, frame):
         return Reading("pips", (), (frame.shape[1], frame.shape[0]))
@@ -238,6 +239,9 @@ class _Finder:
     def found_tray(self, frame, look=False):
         self.asked += 1
         return self.tray
+
+    def seen_tray(self, frame_size):
+        return self.seen.get(frame_size)
 
     def forget_tray(self, frame_size):
         self.forgotten.append(frame_size)
@@ -280,6 +284,10 @@ def test_without_a_calibration_the_tray_the_active_games_recogniser_finds_is_wat
     # A tray the watcher doubts is forgotten by the recogniser that found it.
     companion.watcher.forget((1920, 1080))
     assert finder.forgotten == [(1920, 1080)]
+    # The outline a look saw with no dice in it is the active game's recogniser's.
+    finder.seen[(1920, 1080)] = tray.corners
+    assert companion.watcher.seen((1920, 1080)) == tray.corners
+    assert companion.watcher.seen((1280, 960)) is None
 
 
 @pytest.mark.slow

@@ -110,7 +110,7 @@ def reported_throws(
     watcher = ThrowWatcher(
         recognizer.read, SettleDetector(settle_seconds, occlusion=OcclusionDetector(profile)),
         follow=recognizer.follow_tray, find=recognizer.found_tray,
-        forget=recognizer.forget_tray,
+        forget=recognizer.forget_tray, seen=recognizer.seen_tray,
     )
     tracker = TurnTracker()
     out: list[Reported] = []

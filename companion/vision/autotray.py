@@ -274,6 +274,9 @@ class TrayKeeper:
         # detector (``found_profile``), worked out once per tray kept.
         self._edges: dict[tuple[int, int], float] = {}
         self._profiles: dict[tuple[int, int], tuple[TrayProfile, TrayProfile]] = {}
+        # The finder's best outline at the last look that found no tray holding dice
+        # (``unconfirmed``).
+        self._unconfirmed: dict[tuple[int, int], Corners] = {}
         self.finds = 0  # how often the tray was looked for (for tests and the bench)
 
     def __repr__(self) -> str:
@@ -298,15 +301,21 @@ class TrayKeeper:
                 return None
         self._since[key] = 0
         self.finds += 1
+        self._unconfirmed.pop(key, None)
+        best: Corners | None = None
         for found in _looks(frame):
             steps = side_steps(frame, found.corners)
             if steps is None:
                 continue
+            if best is None:
+                best = found.corners
             edge = self._confirmed_edge(found) or self.confirm(frame, found)
             if edge is not None:
                 break
         else:
             self._trays[key] = None
+            if best is not None and not _covers(best, key):
+                self._unconfirmed[key] = best
             return None
         self._confirmed.append((found, edge))
         del self._confirmed[:-CONFIRMED_KEPT]
@@ -327,16 +336,22 @@ class TrayKeeper:
         self._since.pop(frame_size, None)
         self._edges.pop(frame_size, None)
         self._profiles.pop(frame_size, None)
+        self._unconfirmed.pop(frame_size, None)
         self._confirmed = [(t, e) for t, e in self._confirmed if t.frame_size != frame_size]
 
     def fills(self, frame_size: tuple[int, int]) -> bool:
         """Whether the outline of the tray kept for frames of ``frame_size``, as found,
         covers more than ``FILLS`` of them."""
         outline = self.outline(frame_size)
-        if outline is None:
-            return False
-        area = cv2.contourArea(np.array(outline, np.float32))
-        return area > FILLS * frame_size[0] * frame_size[1]
+        return outline is not None and _covers(outline, frame_size)
+
+    def unconfirmed(self, frame_size: tuple[int, int]) -> Corners | None:
+        """The finder's best outline at the last look at a frame of ``frame_size`` when no
+        outline held the dice -- an empty tray holds none to confirm it by -- and it does
+        not fill the frame (``FILLS``); else None. Not a tray to read in or to watch (it
+        may be a sleeve lying in the tray): where the throw watcher looks again when that
+        part of the picture changes (``ThrowWatcher.seen``)."""
+        return self._unconfirmed.get(frame_size)
 
     def found_profile(self, frame: np.ndarray, look: bool = False) -> TrayProfile | None:
         """The tray kept for frames the size of ``frame`` as a calibration has it -- its
@@ -388,6 +403,12 @@ class TrayKeeper:
             ).max() <= near:
                 return edge
         return None
+
+
+def _covers(outline: Corners, frame_size: tuple[int, int]) -> bool:
+    """Whether ``outline`` covers more than ``FILLS`` of a ``frame_size`` frame."""
+    area = cv2.contourArea(np.array(outline, np.float32))
+    return area > FILLS * frame_size[0] * frame_size[1]
 
 
 def floor_colour(frame: np.ndarray, corners: Corners) -> tuple[float, float, float]:

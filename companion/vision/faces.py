@@ -227,6 +227,11 @@ class BockRecognizer:
         calibration, or when none is found or it fills the frame."""
         return None if self.keeper is None else self.keeper.found_profile(frame, look)
 
+    def seen_tray(self, frame_size: tuple[int, int]) -> Corners | None:
+        """Without a calibration, the outline the last look at a frame of ``frame_size``
+        saw without dice to confirm it (``TrayKeeper.unconfirmed``), else None."""
+        return None if self.keeper is None else self.keeper.unconfirmed(frame_size)
+
     def forget_tray(self, frame_size: tuple[int, int]) -> None:
         """Without a calibration, forget the tray found in frames of ``frame_size``
         (``TrayKeeper.forget``; the die sizes measured are kept per outline): the next

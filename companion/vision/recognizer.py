@@ -8,7 +8,7 @@ from dataclasses import replace
 import cv2
 import numpy as np
 
-from companion.vision.autotray import TrayKeeper, edges_outside, with_tray_time
+from companion.vision.autotray import Corners, TrayKeeper, edges_outside, with_tray_time
 from companion.vision.detect import FinderOptions, check_frame, find_dice
 from companion.vision.dicelist import limit, suppress_duplicates
 from companion.vision.pipnet import PipNet, load_pipnet
@@ -161,6 +161,11 @@ class PipRecognizer:
             return self.keeper.found_profile(frame, look)
         finally:
             self._sure_needed = 1
+
+    def seen_tray(self, frame_size: tuple[int, int]) -> Corners | None:
+        """Without a calibration, the outline the last look at a frame of ``frame_size``
+        saw without dice to confirm it (``TrayKeeper.unconfirmed``), else None."""
+        return None if self.keeper is None else self.keeper.unconfirmed(frame_size)
 
     def forget_tray(self, frame_size: tuple[int, int]) -> None:
         """Without a calibration, forget the tray found in frames of ``frame_size`` and

@@ -45,6 +45,17 @@ table as floor (the first rest was "something in the tray" until the start-up ch
 gave up) and its dice were a few small pixels across. A tray that fills the frame is
 not handed over: the frame is the tray.
 
+An empty tray holds no dice to confirm a tray by, so the looks at start-up find none,
+and once the start-up checks give up (about 12 s) the whole frame is the reference,
+watched with its dice a few small pixels across: a throw there need not move the
+frame's small copy at all (validation camera evenings without their calibration and
+20 s empty at the start lost 13 of 14 and 7 of 10 throws in the two set-ups whose tray
+is small in the frame). So while no tray is watched and the last look saw one it could
+not confirm (``seen``, the recognisers' ``seen_tray``), the tray is looked for at every
+still moment, and whenever that outline's part of the picture changed since the last
+look (``SEEN_CHANGE``, checked every ``SEEN_EVERY`` seconds). The outline is only
+looked at, never watched: at start-up it may be a sleeve lying in the tray.
+
 A tray found is proven by the first clean rest of dice under it (an empty tray says
 nothing of the die's size). One that blocks every rest instead -- ``DOUBT_BLOCKS``
 blocked still moments over ``DOUBT_SECONDS`` with no clean rest of dice since it was
@@ -103,6 +114,7 @@ import cv2
 import numpy as np
 
 from companion.vision.autotray import (
+    Corners,
     find_shift,
     moved_across,
     side_steps,
@@ -147,6 +159,15 @@ SELDOM_OCCUPIED = 0.5
 # Without a calibration, while the tray is blocked at start-up and no tray was found, it
 # is looked for again this often (seconds; ``ThrowWatcher.find``).
 LOOK_SECONDS = 2.0
+# Without a calibration and no tray watched, where the last look saw a tray it could not
+# confirm (no dice lay in it: ``ThrowWatcher.seen``), the part of the picture it covers,
+# shrunk to ``SEEN_SIDE`` pixels, is compared with what it showed at that look every
+# ``SEEN_EVERY`` seconds; where more than ``SEEN_CHANGE`` of its pixels changed by more
+# than ``MARK_CHANGE`` grey levels, it is looked at again. Three dice on a tray 15 edges
+# wide cover 1.3 % of it; the camera's noise, after the shrinking, next to none.
+SEEN_EVERY = 0.5
+SEEN_SIDE = 96
+SEEN_CHANGE = 0.002
 # A tray found and watched under which no dice have lain clean yet, blocked at this many
 # still moments over at least this many seconds since it was taken, is doubted: it is
 # forgotten and looked for afresh (``ThrowWatcher.forget``; module's docstring).
@@ -202,6 +223,7 @@ class ThrowWatcher:
         follow: Callable[[tuple[float, float]], None] | None = None,
         find: Callable[[np.ndarray, bool], TrayProfile | None] | None = None,
         forget: Callable[[tuple[int, int]], None] | None = None,
+        seen: Callable[[tuple[int, int]], Corners | None] | None = None,
     ) -> None:
         if frames_to_read < 1:
             raise ValueError(f"frames_to_read must be at least 1, got {frames_to_read}")
@@ -217,6 +239,13 @@ class ThrowWatcher:
         # Told to forget a tray found that no clean rest proved (module's docstring):
         # the recognisers' ``forget_tray``.
         self.forget = forget
+        # Asked, while no tray is watched, for the outline the last look saw with no dice
+        # to confirm it (the recognisers' ``seen_tray``).
+        self.seen = seen
+        # The outline seen's part of the picture at the last look, and when it was last
+        # compared with the frame (``_seen_changed``).
+        self._seen_view: np.ndarray | None = None
+        self._seen_checked = -math.inf
         self._doubted_since: float | None = None  # when an unproven found tray was taken
         self._doubts = 0  # blocked still moments under it since
         # With a calibration: the last clean rest as ``_doubt_calibration`` compares
@@ -271,7 +300,7 @@ class ThrowWatcher:
         else:  # something moved: the frames before are another picture
             self._still.clear()
             self._still.append(frame)
-        look = self._looks_for_tray(event, now)
+        look = self._looks_for_tray(event, now, frame)
         if look is not None and self._look(frame, now, look):
             # The same picture in the tray's window, still since it was still before.
             self.settle.restart(small, now, size)
@@ -310,22 +339,49 @@ class ThrowWatcher:
             self._without_marks(seldom, self._still[-1]).dice,
         )
 
-    def _looks_for_tray(self, event: SettleEvent | None, now: float) -> bool | None:
+    def _looks_for_tray(self, event: SettleEvent | None, now: float,
+                        frame: np.ndarray) -> bool | None:
         """Whether to ask ``find`` for the tray now, and whether it should look at the
         frame (True) or say what the reads found (False); None: not now. It says at a
         rest about to be read; it looks while no tray is watched and the tray is blocked
         at start-up (no clean reference yet: the table around a tray is no floor), when
         it becomes so and every ``LOOK_SECONDS`` while it stays so (the dice a few small
-        pixels across need not move the picture enough to end the block)."""
+        pixels across need not move the picture enough to end the block). While no tray
+        is watched in a frame where the last look saw one with no dice to confirm it
+        (``seen``) -- the start-up check took the frame as it is, and the whole frame is
+        watched with the dice a few small pixels across -- it looks at every still
+        moment, and when that tray's part of the picture changed (``_seen_changed``):
+        dice thrown without a hand need not move the whole frame's small copy at all."""
         occlusion = self.settle.occlusion
         if self.find is None or occlusion is None or occlusion.calibrated is not None:
             return None
+        if occlusion.profile is None and not occlusion.provisional and self.seen is not None:
+            still = event is not None and event.state != MOVING
+            due = self._seen_view is not None and now - self._seen_checked >= SEEN_EVERY
+            if still or due:  # asked only then: the runtime asks the active game
+                outline = self.seen((frame.shape[1], frame.shape[0]))
+                if outline is None:
+                    self._seen_view = None  # nothing to compare
+                elif still or self._seen_changed(frame, outline, now):
+                    return True
         if event is not None and event.state == AT_REST:
             return False if event.new_throw or self.last is None else None
         if (occlusion.profile is not None or not occlusion.provisional
                 or self.settle.state not in (BLOCKED, COVERED)):
             return None
         return True if event is not None or now - self._looked >= LOOK_SECONDS else None
+
+    def _seen_changed(self, frame: np.ndarray, outline: Corners, now: float) -> bool:
+        """Whether the part of ``frame`` that ``outline`` (a tray the last look saw with
+        no dice in it) covers changed since that look (``SEEN_CHANGE``); asked every
+        ``SEEN_EVERY`` seconds."""
+        assert self._seen_view is not None
+        self._seen_checked = now
+        view = _outline_view(frame, outline)
+        if view.shape != self._seen_view.shape:
+            return True
+        changed = cv2.absdiff(view, self._seen_view) > MARK_CHANGE
+        return cv2.countNonZero(changed.view(np.uint8)) > SEEN_CHANGE * changed.size
 
     def _look(self, frame: np.ndarray, now: float, look: bool) -> bool:
         """Hand the occlusion check the tray ``find`` sees in ``frame`` (``look``: looking
@@ -335,6 +391,12 @@ class ThrowWatcher:
         assert self.find is not None and occlusion is not None
         self._looked = now
         found = self.find(frame, look)
+        seen = None
+        if found is None and self.seen is not None:
+            seen = self.seen((frame.shape[1], frame.shape[0]))
+        # What the outline seen shows now, to tell when it changed (``_seen_changed``).
+        self._seen_view = None if seen is None else _outline_view(frame, seen)
+        self._seen_checked = now
         if found is None and self.settle.state != AT_REST:
             return False  # a hand may hide a side of the tray watched
         if not occlusion.adopt(found):
@@ -608,6 +670,20 @@ def _view(frame: np.ndarray) -> np.ndarray:
     small = cv2.resize(grey, (VIEW_SIDE, max(1, round(h * VIEW_SIDE / w))),
                        interpolation=cv2.INTER_AREA)
     return small.astype(np.float64)
+
+
+def _outline_view(frame: np.ndarray, outline: Corners) -> np.ndarray:
+    """The grey picture inside ``outline``'s bounding box, shrunk to ``SEEN_SIDE`` pixels
+    on its longer side, blurred by 3x3."""
+    h, w = frame.shape[:2]
+    xs, ys = zip(*outline, strict=True)
+    x0, y0 = max(0, math.floor(min(xs))), max(0, math.floor(min(ys)))
+    x1, y1 = min(w, math.ceil(max(xs))), min(h, math.ceil(max(ys)))
+    part = frame[y0:max(y0 + 1, y1), x0:max(x0 + 1, x1)]
+    grey = part if part.ndim == 2 else cv2.cvtColor(part, cv2.COLOR_BGR2GRAY)
+    factor = SEEN_SIDE / max(grey.shape)
+    size = (max(1, round(grey.shape[1] * factor)), max(1, round(grey.shape[0] * factor)))
+    return cv2.blur(cv2.resize(grey, size, interpolation=cv2.INTER_AREA), (3, 3))
 
 
 def _corners(tray: TrayProfile) -> list[tuple[int, int]]:

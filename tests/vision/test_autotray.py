@@ -432,6 +432,38 @@ def test_a_tray_found_filling_the_frame_is_not_handed_to_the_settle_detector(mon
     assert keeper.found_profile(frame, look=True) is None
 
 
+def test_an_outline_no_dice_confirm_is_kept_as_seen_unless_it_fills_the_frame(monkeypatch):
+    """``unconfirmed``: the finder's best outline at the last look when no outline held
+    the dice (an empty tray), for the settle detector's start-up check; gone once a
+    look confirms a tray, after ``forget``, and never for an outline filling the frame
+    (that frame is the tray)."""
+    scene = _scene(9111)
+    size = (scene.frame.shape[1], scene.frame.shape[0])
+    edges: list[float | None] = [None, None, 25.0]
+    keeper = TrayKeeper(lambda frame, tray: edges[min(keeper.finds, len(edges)) - 1])
+    assert keeper.unconfirmed(size) is None  # not looked yet
+    assert keeper.found_profile(scene.frame, look=True) is None
+    seen = keeper.unconfirmed(size)
+    assert seen is not None
+    for (x, y), (sx, sy) in zip(seen, scene.corners, strict=True):
+        assert math.dist((x, y), (sx, sy)) < 50  # the tray's outline
+    keeper.forget(size)
+    assert keeper.unconfirmed(size) is None
+    assert keeper.found_profile(scene.frame, look=True) is None
+    assert keeper.unconfirmed(size) == seen
+    assert keeper.found_profile(scene.frame, look=True) is not None  # confirmed now
+    assert keeper.unconfirmed(size) is None
+
+    def whole_frame(frame):
+        h, w = frame.shape[:2]
+        yield ((4.0, 4.0), (w - 4.0, 4.0), (w - 4.0, h - 4.0), (4.0, h - 4.0))
+
+    monkeypatch.setattr(autotray, "find_trays", whole_frame)
+    filling = TrayKeeper(lambda frame, tray: None)
+    assert filling.found_profile(scene.frame, look=True) is None
+    assert filling.finds == 1 and filling.unconfirmed(size) is None
+
+
 def _mask(frame, corners):
     mask = np.zeros(frame.shape[:2], np.uint8)
     cv2.fillPoly(mask, [np.round(np.array(corners)).astype(np.int32)], 255)

@@ -235,3 +235,26 @@ def test_a_frame_its_found_tray_fills_is_read_as_before_trays_were_looked_for(mo
     assert [(d.value, d.uncertain, d.region.center) for d in seen.dice] == [
         (d.value, d.uncertain, d.region.center) for d in plain.dice
     ]
+
+
+def test_an_empty_tray_is_seen_not_found():
+    """No dice in the tray to confirm it by: ``found_tray`` at a look finds none, but
+    ``seen_tray`` has the outline the look saw (``TrayKeeper.unconfirmed``), for the
+    throw watcher to look there again when the picture changes; with a calibration,
+    nothing is looked for or seen."""
+    from companion.synth.stage import render_stage
+
+    empty = np.clip(render_stage(5105, (1280, 960)).background, 0, 255).astype(np.uint8)
+    scene = compose(empty, [], replace(SETUPS["hd-bar-far"], surround="cloth"),
+                    np.random.default_rng(5105))
+    size = scene.frame.shape[1::-1]
+    recognizer = BockRecognizer(look_for_tray=True)
+    assert recognizer.seen_tray(size) is None
+    assert recognizer.found_tray(scene.frame, look=True) is None
+    seen = recognizer.seen_tray(size)
+    assert seen is not None
+    assert np.abs(np.array(seen) - scene.corners).max() < 0.03 * max(scene.frame.shape)
+    profile = TrayProfile(size, tuple(map(tuple, scene.corners)), 30.0, (90.0, 90.0, 90.0))
+    calibrated = BockRecognizer(profile)
+    assert calibrated.found_tray(scene.frame, look=True) is None
+    assert calibrated.seen_tray(size) is None
