@@ -31,10 +31,15 @@ its first frames too bright or too dark until its exposure settles; a lamp may f
 times the smooth shading the frame shows across the tray (a lens darkening its corners,
 a lamp lighting its middle: ``SHADE_FIT``).
 A tray whose floor is not one colour (a printed mat, a wrong floor colour) would never
-pass, so after ``startup_checks`` checks the reference is taken as it is. Should it hold
-something after all, the spot that thing leaves turns back into floor: where the picture
-now is like the floor and much nearer to it than the reference was, nothing is in the
-tray (even where the change is mild), so the next clean rest heals the reference.
+pass, so after ``startup_checks`` checks the reference is taken as it is; in a tray
+known (calibrated or found), a thing blocking it then that is small enough to be set
+aside (a beer mat left in the tray when the companion started) is remembered as
+standing, as one slid in later is: it
+blocks until something moves, and its print is no die (its print read as two flagged
+dice was a throw). Should the reference hold something after all, the spot that thing
+leaves turns back into floor: where the picture now is like the floor and much nearer
+to it than the reference was, nothing is in the tray (even where the change is mild),
+so the next clean rest heals the reference.
 
 When the light changes (a lamp switched at the next table, the camera's exposure or
 white balance moving) the whole tray differs from the reference. At each still check,
@@ -722,11 +727,20 @@ class OcclusionDetector:
                 return CLEAR
         self._startup_left -= 1
         self._floor_in_light_of(small)
-        view = self._floor_check(small)
+        view, blob = self._floor_blob(small)
         if view.blocked and self._startup_left > 0:
             return view
         self._set_reference(small)
         self.provisional = False
+        if (self.profile is not None and not view.covered and blob is not None
+                and self._fits_aside(blob)):
+            # A beer mat lying there all along (against the wall: taken for a hand): set
+            # aside as one found later is, so its print is no throw (``on_standing``) and
+            # it blocks until something moves. Only in a tray known (calibrated or
+            # found): without one the die is a share of the frame, and a band of the
+            # table around a tray in a wider frame fitted aside by it.
+            self._remember(small, blob, covered=False)
+            return TrayState(True, THING)
         return CLEAR
 
     def _floor_in_light_of(self, small: np.ndarray) -> None:
@@ -776,12 +790,16 @@ class OcclusionDetector:
         """Blocked when the inner tray holds something unlike the floor larger than
         ``max_dice_areas`` die areas, or larger than ``rim_dice_areas`` reaching its edge
         (compared with the floor model, not the reference)."""
+        return self._floor_blob(small)[0]
+
+    def _floor_blob(self, small: np.ndarray) -> tuple[TrayState, np.ndarray | None]:
+        """``_floor_check``, and the largest blob's mask (uint8) where it blocks by it."""
         assert self._floor is not None and self._inner is not None
         unlike = channel_max(cv2.absdiff(small, self._floor)) > self.floor_level
         inner = cv2.bitwise_and(unlike.view(np.uint8) * np.uint8(255), self._inner)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(inner, connectivity=8)
         if n <= 1:
-            return CLEAR
+            return CLEAR, None
         areas = stats[1:, cv2.CC_STAT_AREA] / self.die_area
         big = int(np.argmax(areas)) + 1
         if areas[big - 1] <= self.max_dice_areas:
@@ -789,12 +807,12 @@ class OcclusionDetector:
             # as in ``check``, a blob coming in from the edge blocks at a smaller size.
             edge = np.unique(labels[self._inner_edge() > 0])
             if any(i and areas[i - 1] > self.rim_dice_areas for i in edge):
-                return TrayState(True, HAND)
-            return CLEAR
+                return TrayState(True, HAND), None
+            return CLEAR, None
         blob = (labels == big).view(np.uint8)
         if self._is_cup(small, blob):
-            return TrayState(True, CUP, covered=True)
-        return TrayState(True, HAND if self._touches_rim(labels, big) else THING)
+            return TrayState(True, CUP, covered=True), blob
+        return TrayState(True, HAND if self._touches_rim(labels, big) else THING), blob
 
     def _touches_rim(self, labels: np.ndarray, label: int) -> bool:
         """Does blob ``label`` (found in the inner tray) reach the inner tray's edge?"""
