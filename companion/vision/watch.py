@@ -49,8 +49,8 @@ An empty tray holds no dice to confirm a tray by, so the looks at start-up find 
 and once the start-up checks give up (about 12 s) the whole frame is the reference,
 watched with its dice a few small pixels across: a throw there need not move the
 frame's small copy at all (validation camera evenings without their calibration and
-20 s empty at the start lost 13 of 14 and 7 of 10 throws in the two set-ups whose tray
-is small in the frame). So while no tray is watched and the last look saw one it could
+20 s empty at the start read 0 of 14 and 3 of 10 throws right in the two set-ups whose
+tray is small in the frame). So while no tray is watched and the last look saw one it could
 not confirm (``seen``, the recognisers' ``seen_tray``), the tray is looked for at every
 still moment, and whenever that outline's part of the picture changed since the last
 look (``SEEN_CHANGE``, checked every ``SEEN_EVERY`` seconds). The outline is only
