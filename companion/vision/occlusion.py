@@ -39,7 +39,8 @@ blocks until something moves, and its print is no die (its print read as two fla
 dice was a throw). Should the reference hold something after all, the spot that thing
 leaves turns back into floor: where the picture now is like the floor and much nearer
 to it than the reference was, nothing is in the tray (even where the change is mild),
-so the next clean rest heals the reference.
+so the next clean rest heals the reference (and so is the soft edge of its outline,
+``LEFT_EDGE``).
 
 When the light changes (a lamp switched at the next table, the camera's exposure or
 white balance moving) the whole tray differs from the reference. At each still check,
@@ -134,6 +135,13 @@ INNER_SHARE = 0.08
 # Checks of a still tray to wait for a start-up reference with nothing in the tray
 # (the settle detector checks every 0.2 s: 10 s), before taking it as it is.
 STARTUP_CHECKS = 50
+# A spot a thing in the reference left is floor (``foreground``) up to this many small
+# pixels (a die is 7) beyond where the reference was unlike the floor: a hand lying in
+# the tray until the start-up checks took it into the reference left the soft edge of
+# its outline, a ring at the rim that made every rest after "a hand in the tray" (with
+# 1 pixel, 2 of 5 rendered trays where it did were read again; with 2, 3 of 5, the other
+# two a hand the floor's colour, ``STALE_SHADOW_SECONDS``).
+LEFT_EDGE = 2
 # A blocking blob whose picture differs from the floor's colour by more than
 # ``floor_level`` in at most this share of its pixels looks like bare floor (a textured
 # wooden floor differs so in about a tenth of its pixels, a hand on a light tray in most).
@@ -404,8 +412,11 @@ class OcclusionDetector:
         k = max(3, round(math.sqrt(self.die_area)) | 1)
         mild = (cv2.blur(diff, (k, k)) > self.soft_level) & (diff > self.soft_level // 2)
         # Where the picture is floor now and much nearer the floor than the reference
-        # was, something the reference held (or its shadow) left: nothing is there.
-        mild &= ~(~unlike_floor & (self._ref_floor > to_floor))
+        # was, something the reference held (or its shadow) left: nothing is there. Up
+        # to ``LEFT_EDGE`` small pixels from where the reference was so: the soft edge
+        # of a thing's outline was a ring of "foreground" when it left.
+        left = cv2.dilate(self._ref_floor, np.ones((2 * LEFT_EDGE + 1,) * 2, np.uint8))
+        mild &= ~(~unlike_floor & (left > to_floor))
         fg = ((diff > self.level) & unlike_floor | mild).view(np.uint8) * np.uint8(255)
         if self._standing is not None and self._standing.moved:
             # The hidden throw's cup, a thing left lying: not in the way of the next throw.
