@@ -34,13 +34,12 @@ A tray whose floor is not one colour (a printed mat, a wrong floor colour) would
 pass, so after ``startup_checks`` checks the reference is taken as it is; in a tray
 known (calibrated or found), a thing blocking it then that is small enough to be set
 aside (a beer mat left in the tray when the companion started) is remembered as
-standing, as one slid in later is: it
-blocks until something moves, and its print is no die (its print read as two flagged
-dice was a throw). Should the reference hold something after all, the spot that thing
-leaves turns back into floor: where the picture now is like the floor and much nearer
-to it than the reference was, nothing is in the tray (even where the change is mild),
-so the next clean rest heals the reference (and so is the soft edge of its outline,
-``LEFT_EDGE``).
+standing, as one slid in later is: it blocks until something moves, and its print is
+no die (its print read as two flagged dice was a throw). Should the reference hold
+something after all, the spot that thing leaves turns back into floor: where the
+picture now is like the floor and much nearer to it than the reference was, nothing is
+in the tray (even where the change is mild), and so is the soft edge of its outline
+(``LEFT_EDGE``), so the next clean rest heals the reference.
 
 When the light changes (a lamp switched at the next table, the camera's exposure or
 white balance moving) the whole tray differs from the reference. At each still check,
@@ -272,7 +271,8 @@ class OcclusionDetector:
         self._mask: np.ndarray | None = None
         self._rim: np.ndarray | None = None
         self._inner: np.ndarray | None = None
-        # How far the reference is from the floor, less ``soft_level``.
+        # How far the reference is from the floor, less ``soft_level``, at most
+        # ``LEFT_EDGE`` small pixels away.
         self._ref_floor: np.ndarray | None = None
         self.provisional = True  # no still frame with a clean tray taken as reference yet
         self._startup_left = self.startup_checks
@@ -389,7 +389,10 @@ class OcclusionDetector:
         assert self._floor is not None
         self._reference = small.copy()
         far = channel_max(cv2.absdiff(small, self._floor)).astype(np.int16) - self.soft_level
-        self._ref_floor = np.clip(far, 0, 255).astype(np.uint8)
+        # Spread by ``LEFT_EDGE`` small pixels: the soft edge of a thing's outline is left
+        # floor too when the thing goes (``foreground``).
+        self._ref_floor = cv2.dilate(np.clip(far, 0, 255).astype(np.uint8),
+                                     np.ones((2 * LEFT_EDGE + 1,) * 2, np.uint8))
 
     @property
     def die_area(self) -> float:
@@ -413,10 +416,9 @@ class OcclusionDetector:
         mild = (cv2.blur(diff, (k, k)) > self.soft_level) & (diff > self.soft_level // 2)
         # Where the picture is floor now and much nearer the floor than the reference
         # was, something the reference held (or its shadow) left: nothing is there. Up
-        # to ``LEFT_EDGE`` small pixels from where the reference was so: the soft edge
-        # of a thing's outline was a ring of "foreground" when it left.
-        left = cv2.dilate(self._ref_floor, np.ones((2 * LEFT_EDGE + 1,) * 2, np.uint8))
-        mild &= ~(~unlike_floor & (left > to_floor))
+        # to ``LEFT_EDGE`` small pixels from where the reference was so (``_ref_floor``):
+        # the soft edge of a thing's outline was a ring of "foreground" when it left.
+        mild &= ~(~unlike_floor & (self._ref_floor > to_floor))
         fg = ((diff > self.level) & unlike_floor | mild).view(np.uint8) * np.uint8(255)
         if self._standing is not None and self._standing.moved:
             # The hidden throw's cup, a thing left lying: not in the way of the next throw.
