@@ -54,10 +54,9 @@ from companion.vision.pipread import is_flagged  # noqa: E402
 from companion.vision.tray import TrayProfile  # noqa: E402
 
 FLAGS = (0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)
-# Labels of the shared tray-a photos that say another value than the die shows, looked
-# at by eye: photo -> {label line (from 0): the value it shows}. IMG_20191208_111246's
-# first line is a dark blue die with red pips labelled 2; it shows three in a diagonal.
-LABEL_ERRORS = {"IMG_20191208_111246": {0: 3}}
+# Labels of the shared tray-a photos that say another value than the die shows
+# (``companion.evaluation.LABEL_ERRORS``).
+LABEL_ERRORS = evaluation.LABEL_ERRORS
 # Rendered throws for the choice: (seed, hard, frames), 6 dice each at 1280x960.
 RENDERS = ((8101, False, 100), (8102, True, 100), (8301, False, 200), (8302, True, 200))
 # The rule chosen flags at most this share of the photos' dice (the issue allows 5 %;

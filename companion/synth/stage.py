@@ -117,7 +117,7 @@ def tray_a_stage(
 ) -> Stage:
     """A stage from the tray-a photos: a photo of ``tray`` (grey or white) painted clean of
     its dice, and every labelled die of the photos of ``split`` (``PHOTO_SPLITS``) a sprite."""
-    from companion.evaluation import photo_split
+    from companion.evaluation import photo_split, shown_value
 
     images = photo_split(list((photos / "images").glob("*.jpg")), split)[:max_photos]
     photo, area = TRAY_A_STAGES[tray]
@@ -143,7 +143,9 @@ def tray_a_stage(
         for number, line in enumerate(label.read_text().split("\n"), start=1):
             if line.strip():
                 c, x, y, bw, bh = (float(v) for v in line.split())
-                rows.append((path, int(c) + 1, x, y, bw, bh, f"{path.name}#{number}"))
+                # A die whose label is known wrong is the sprite of the value it shows.
+                value = shown_value(path.stem, number - 1, int(c) + 1)
+                rows.append((path, value, x, y, bw, bh, f"{path.name}#{number}"))
                 sizes.append(max(bw, bh) * w)
     edge = float(np.median(sizes)) * 0.92
     cache: dict[Path, np.ndarray] = {}

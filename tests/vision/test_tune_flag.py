@@ -62,3 +62,35 @@ def test_the_known_label_error_is_scored_by_what_the_die_shows(tune_flag, tmp_pa
     dice, labelled = tune_flag.dice_of(tmp_path, None, "all", ROOT / "models" / "pipnet.onnx")
     assert labelled == 1
     assert [(d["value"], d["label"]) for d in dice] == [(shows, shows)]
+
+
+def test_an_evening_built_from_the_photos_takes_the_value_a_mislabelled_die_shows(tmp_path):
+    """The sequences of an evening take their truth from the sprites' values: the die
+    whose label is known wrong is a sprite of the value it shows. Before, it was a "2"
+    that showed three pips, and a throw of it read right was scored a wrong reading."""
+    from companion.evaluation import LABEL_ERRORS
+    from companion.synth.stage import TRAY_A_STAGES, tray_a_stage
+
+    (photo, errors), = LABEL_ERRORS.items()
+    (line, shows), = errors.items()
+    (tmp_path / "images").mkdir()
+    (tmp_path / "labels").mkdir()
+    base = TRAY_A_STAGES["white"][0]
+    # Two dice on each photo: the label's line and one labelled right after it.
+    dice = [(200, 240, 10, shows), (440, 240, 0, 5)]
+    for name in (base, f"{photo}.jpg"):
+        frame = frame_with_dice(dice, seed=3)
+        cv2.imwrite(str(tmp_path / "images" / name), frame)
+        h, w = frame.shape[:2]
+        rows = [f"{v - 1} {x / w:.6f} {y / h:.6f} {60 / w:.6f} {60 / h:.6f}" for x, y, _, v in dice]
+        if name != base:
+            assert line == 0
+            rows[0] = f"1 {200 / w:.6f} {240 / h:.6f} {60 / w:.6f} {60 / h:.6f}"  # says 2
+        (tmp_path / "labels" / f"{Path(name).stem}.txt").write_text("\n".join(rows) + "\n")
+    stage = tray_a_stage(tmp_path, "white")
+    sources = {value: sorted(s.source for s in sprites)
+               for value, sprites in stage.sprites.items() if sprites}
+    wrong = f"{photo}.jpg#{line + 1}"
+    assert wrong in sources[shows] and wrong not in sources.get(2, [])
+    assert sources[shows] == sorted([f"{base}#1", wrong])
+    assert sources[5] == sorted([f"{base}#2", f"{photo}.jpg#2"])
