@@ -71,6 +71,17 @@ def test_a_die_no_reading_was_sure_of_stays_uncertain():
     assert out.dice[0].uncertain and out.dice[0].value == 4
 
 
+def test_a_die_most_readings_flag_stays_flagged_though_one_was_sure():
+    """One frame of three sure of a die the other two flag is no sure die: a camera
+    evening (89-5, validation) read a four as a six that way, sure."""
+    sure, unsure = die(6, 100, 100, 0.71), die(6, 101, 100, 0.49, True)
+    out = combine_readings([reading(sure), reading(unsure), reading(unsure)])
+    assert out.dice[0].value == 6 and out.dice[0].uncertain
+    # Of two readings, one sure is not most of them either; two sure of three are.
+    assert combine_readings([reading(sure), reading(unsure)]).dice[0].uncertain
+    assert not combine_readings([reading(sure), reading(sure), reading(unsure)]).dice[0].uncertain
+
+
 def test_bad_input_is_refused():
     with pytest.raises(VisionError, match="at least one"):
         combine_readings([])
