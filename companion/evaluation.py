@@ -24,7 +24,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from companion.vision.types import Reading
 
@@ -44,9 +44,10 @@ PHOTO_SPLITS = {"train": (0, 2), "validation": (1, 4), "holdout": (3, 4), "all":
 # of its own from the labels (``tools/tune_flag.py``, the sequences of an evening,
 # ``synth.stage.tray_a_stage``) takes the value the die shows.
 LABEL_ERRORS: dict[str, dict[int, int]] = {"IMG_20191208_111246": {0: 3}}
+_V = TypeVar("_V")  # a label's value: a pip count, or a face's name
 
 
-def shown_value(photo: str, line: int, value: int) -> int:
+def shown_value(photo: str, line: int, value: _V) -> _V | int:
     """The value the die of label ``line`` (from 0) of ``photo`` (a file's stem) shows:
     ``value``, the label's, unless ``LABEL_ERRORS`` knows better."""
     return LABEL_ERRORS.get(photo, {}).get(line, value)

@@ -79,8 +79,8 @@ def dice_of(
         labels = evaluation.read_labels(
             folder / "labels" / f"{path.stem}.txt", frame.shape[1], frame.shape[0]
         )
-        for line, shows in LABEL_ERRORS.get(path.stem, {}).items():
-            labels[line] = replace(labels[line], value=shows)
+        labels = [replace(label, value=evaluation.shown_value(path.stem, i, label.value))
+                  for i, label in enumerate(labels)]
         labelled += len(labels)
         found = recognizer.candidates(frame)
         pairs = dict(
