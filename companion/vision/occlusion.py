@@ -33,9 +33,10 @@ a lamp lighting its middle: ``SHADE_FIT``).
 A tray whose floor is not one colour (a printed mat, a wrong floor colour) would never
 pass, so after ``startup_checks`` checks the reference is taken as it is; in a tray
 known (calibrated or found), a thing blocking it then that is small enough to be set
-aside (a beer mat left in the tray when the companion started) is remembered as
-standing, as one slid in later is: it blocks until something moves, and its print is
-no die (its print read as two flagged dice was a throw). Should the reference hold
+aside (a beer mat left in the tray when the companion started), or larger but clear of
+the rim (a square mat beside small dice), is remembered as standing, as a small one
+slid in later is: it blocks until something moves, and its print is no die (its print
+read as two or three flagged dice was a throw). Should the reference hold
 something after all, the spot that thing leaves turns back into floor: where the
 picture now is like the floor and much nearer to it than the reference was, nothing is
 in the tray (even where the change is mild), and so is the soft edge of its outline
@@ -746,12 +747,15 @@ class OcclusionDetector:
         self._set_reference(small)
         self.provisional = False
         if (self.profile is not None and not view.covered and blob is not None
-                and self._fits_aside(blob)):
+                and (self._fits_aside(blob) or view.reason == THING)):
             # A beer mat lying there all along (against the wall: taken for a hand): set
             # aside as one found later is, so its print is no throw (``on_standing``) and
-            # it blocks until something moves. Only in a tray known (calibrated or
-            # found): without one the die is a share of the frame, and a band of the
-            # table around a tray in a wider frame fitted aside by it.
+            # it blocks until something moves. So is a larger thing clear of the rim (a
+            # phone, a square mat beside small dice): one slid in later blocks until it
+            # is taken away, but this one is in the reference now, and a print on the
+            # floor that never goes would block the evening. Only in a tray known
+            # (calibrated or found): without one the die is a share of the frame, and a
+            # band of the table around a tray in a wider frame fitted aside by it.
             self._remember(small, blob, covered=False)
             return TrayState(True, THING)
         return CLEAR

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from pipdraw import photos_dir
 
+from companion.synth.occluders import draw_coaster
 from companion.synth.scene import homography, on_a_stand
 from companion.synth.stage import render_stage, tray_a_stage
 from companion.synth.writer import OCCLUDERS, STARTERS, Writer, occluder
@@ -205,6 +206,41 @@ def test_a_thing_lying_in_a_calibrated_tray_past_the_start_up_checks_costs_no_th
         SettleDetector(0.6, occlusion=OcclusionDetector(profile, startup_checks=10)))
     events = watch(watcher, frames)
     left = writer.events[0]["end"]
+    assert left / FPS > 4.0  # longer than the start-up checks
+    assert all(e.kind in (BLOCKED, "moving", EMPTY) for i, e in events if i < left), kinds(events)
+    assert_throws_as_written(events, writer)
+
+
+@pytest.mark.parametrize("seed", [23, 31])
+def test_a_mat_too_large_to_set_aside_lying_past_the_start_up_checks_is_no_throw(seed, stage):
+    """A large square beer mat (8 die edges a side: with its shadow 11.6 across in the small
+    frames, more than ``ASIDE_EDGES``) lying clear of the rim of a calibrated tray when the
+    companion starts, longer than the start-up checks wait, then taken away. It is set aside
+    like a smaller one: it blocks until something moves and its print is no die. Before,
+    only a thing small enough to set aside was; this one went into the reference unnoticed
+    and that rest was read: its print was a throw (on hold-out camera evening 80-3 with 20 s
+    of its first frame before it, a beer mat whose diagonal and shadow came to 10.9 die
+    edges beside small dice: a throw of three flagged dice)."""
+    writer = Writer(stage, np.random.default_rng(seed), FPS)
+    writer.hold(5.0)
+    left = len(writer.frames)
+    writer.throw()
+    writer.hold(1.5)
+    writer.throw(keep=1)
+    writer.hold(1.5)
+    x0, y0, x1, y1 = stage.area
+    for i in range(left):
+        canvas = writer.frames[i].astype(np.float32)
+        draw_coaster(canvas, ((x0 + x1) / 2, (y0 + y1) / 2), stage.edge * 1.2,
+                     (235, 235, 235), True, (120, 60, 20))
+        writer.frames[i] = np.clip(canvas + 0.5, 0, 255).astype(np.uint8)
+    margin = 1.6 * stage.edge
+    frames, profile = _camera_frames(writer, stage, (x0 - margin, y0 - margin, x1 + margin,
+                                                     y1 + margin))
+    watcher = ThrowWatcher(
+        PipRecognizer(profile=profile).read,
+        SettleDetector(0.6, occlusion=OcclusionDetector(profile, startup_checks=10)))
+    events = watch(watcher, frames)
     assert left / FPS > 4.0  # longer than the start-up checks
     assert all(e.kind in (BLOCKED, "moving", EMPTY) for i, e in events if i < left), kinds(events)
     assert_throws_as_written(events, writer)
