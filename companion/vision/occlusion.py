@@ -932,8 +932,13 @@ class OcclusionDetector:
     ) -> TrayState:
         """Foreground that no die of ``reading`` (nor of the last rest, ``before``) explains
         (a knock moving the whole picture is looked for first, as in ``check``)."""
-        if reading.dice:
-            self.die_edge = float(np.median([d.region.size for d in reading.dice]))
+        # The dice read sure: a flagged one may be a die half hidden or blurred as it
+        # landed, or no die at all (a mat's print, a shadow's edge), and two such of
+        # half a die's size once made the die counted by half its size, every throw a
+        # "cup" for the rest of the evening (a validation evening seen at 5 fps).
+        sure = [d.region.size for d in reading.dice if not d.uncertain]
+        if sure:
+            self.die_edge = float(np.median(sure))
         view = self._unexplained(small, frame_size, reading, before)
         if view.blocked and self._follow_knock(small):
             view = self._unexplained(small, frame_size, reading, before)
