@@ -85,6 +85,14 @@ ESTIMATE_SIDES = (160, 320, 640, 1280)
 # A die found at a finer working size on one found coarser, and smaller than this share
 # of it, is taken for one of its pips (pips came out 0.27-0.5 of their die's edge).
 PIP_SHARE = 0.5
+# The same for the pip spotter: on pip dice of 60 pixels and more, the spotter at the
+# finest working size also takes a group of pips (a six's column, a five's corner) for a
+# die of 0.51-0.59 of its edge, and which size won flipped between frames of one rest
+# (validation camera evening 88-5, hq-near: 4 of 11 frames of its first rest measured
+# half the die). On 12 validation camera evenings (every 10th frame) measures under 0.7
+# of the calibrated die went 6 -> 4 of 688; the validation scenes read alike. Rock the
+# Bock faces keep ``PIP_SHARE``.
+PIP_PARTS = 0.6
 # Only dice the spotter is at least this sure of count for the estimate.
 ESTIMATE_SURE = 0.6
 MODELS = Path(__file__).resolve().parents[2] / "models"
@@ -260,6 +268,10 @@ def _tray_mask(profile: TrayProfile, height: int, width: int) -> np.ndarray:
 class DieSpotter:
     """A die-spotting net, loaded once; finds every die of a frame (the kind its model knows)."""
 
+    # A region this share of a die found at a coarser size, or smaller, lying on it is
+    # a part of that die (``estimate_die_size``).
+    part_share = PIP_SHARE
+
     def __init__(self, path: Path | str, threshold: float = THRESHOLD) -> None:
         self.path = Path(path)
         self.threshold = threshold
@@ -403,7 +415,7 @@ class DieSpotter:
         At each working size (longer side in ``sides``, coarse to fine, never above the
         frame's own) the dice the net is sure of (``ESTIMATE_SURE``) and that come out
         near a size it was trained on count, weighted by their certainty — but not those
-        lying on a die found at a coarser size and under ``PIP_SHARE`` of its edge: at a
+        lying on a die found at a coarser size and under ``part_share`` of its edge: at a
         finer size the pips of a large die pass for small dice (while two small dice
         seen as one at a coarser size are each more than half of it). The size that
         scores most wins (the coarser on a tie) and the median edge of its dice is the
@@ -429,7 +441,7 @@ class DieSpotter:
                 if not any(
                     math.hypot(r.center[0] - s.center[0], r.center[1] - s.center[1])
                     < 0.6 * s.size
-                    and r.size < PIP_SHARE * s.size
+                    and r.size < self.part_share * s.size
                     for s in seen
                 )
             ]
@@ -453,6 +465,8 @@ class BockSpotter(DieSpotter):
 
 class PipSpotter(DieSpotter):
     """The pip dice spotter (``models/pipspot.onnx``): reports regions as the pip net reads them."""
+
+    part_share = PIP_PARTS
 
     def __init__(self, path: Path | str = PIP_MODEL, threshold: float = THRESHOLD) -> None:
         super().__init__(path, threshold)

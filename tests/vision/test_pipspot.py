@@ -7,6 +7,7 @@ import math
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 from pipdraw import photos_dir
 
@@ -22,7 +23,7 @@ from companion.vision.spot import (
     load_pip_spotter,
 )
 from companion.vision.tray import find_in_tray
-from companion.vision.types import VisionError
+from companion.vision.types import DieRegion, VisionError
 
 
 @pytest.fixture(scope="module")
@@ -138,3 +139,37 @@ def test_metadata_describes_the_shipped_pip_spotter():
     assert meta["opset"] <= 11
     assert (Path(__file__).resolve().parents[2] / meta["made_by"]).is_file()
     assert math.isfinite(meta["export_drift"]) and meta["export_drift"] < 1e-3
+
+
+
+def _region(x, y, size, confidence):
+    half = size / 2
+    corners = ((x - half, y - half), (x + half, y - half), (x + half, y + half),
+               (x - half, y + half))
+    return DieRegion((x, y), size, 0.0, corners, confidence)
+
+
+def test_pip_groups_found_on_a_large_die_do_not_set_half_its_size(spotter, monkeypatch):
+    """What the spotter reported at each working size of an 826-pixel view on the first
+    rest of validation camera evening 88-5 (hq-near, dice of 65 frame pixels): at 320
+    and 640 the dice about 38 pixels across, one of them not taken for a die by the pip
+    net in some frames; at the view's own size three pip groups of a six, 0.51-0.52 of
+    its edge, and a part of another die. The groups scored more than the two dice left,
+    so half the die won in 4 of 11 frames, and the evening was read at that scale. A
+    region up to ``PIP_PARTS`` of a pip die it lies on is now a part of it."""
+    found = {
+        320: [_region(496, 592, 36.0, 0.81), _region(172, 380, 38.0, 0.77),
+              _region(595, 572, 39.0, 0.65)],
+        640: [_region(594, 573, 38.5, 0.78), _region(498, 592, 36.0, 0.67)],
+        826: [_region(592, 579, 20.1, 0.73), _region(585, 567, 19.8, 0.69),
+              _region(599, 561, 20.0, 0.67), _region(175, 387, 21.0, 0.62)],
+    }
+    monkeypatch.setattr(spotter, "spot_at",
+                        lambda frame, scale, norm_box=None: found.get(round(scale * 826), []))
+
+    def accept(frame, regions):  # the pip net's opinion in the frames that flipped
+        return [r.center != (595, 572) for r in regions]
+
+    view = np.zeros((826, 826, 3), np.uint8)
+    assert spotter.estimate_die_size(view, sides=(320, 640, 1280), accept=accept) == (
+        pytest.approx(37.0))
