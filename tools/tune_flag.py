@@ -23,9 +23,9 @@ default) is the recipe of the net that ships trained on ``--split train`` alone
 train+validation``, ``models/pipnet.json``) and is surer of them than of photos it never
 saw. Renders of other seeds than they trained on are unseen by either.
 
-One label of the shared photos is wrong (``LABEL_ERRORS``): the die shows three pips and
-is labelled two; every net reads it as a sure three, in all seven forms it takes here.
-It is scored by what the photo shows.
+One label of the shared photos is wrong (``companion.evaluation.LABEL_ERRORS``): the die
+shows three pips and is labelled two; every net reads it as a sure three, in all seven
+forms it takes here. It is scored by what the photo shows.
 
     .venv/bin/python tools/tune_flag.py [--model models/pipnet-train.onnx] [--photos DIR]
         [--seeds 1,11] [--json OUT]
@@ -54,9 +54,6 @@ from companion.vision.pipread import is_flagged  # noqa: E402
 from companion.vision.tray import TrayProfile  # noqa: E402
 
 FLAGS = (0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)
-# Labels of the shared tray-a photos that say another value than the die shows
-# (``companion.evaluation.LABEL_ERRORS``).
-LABEL_ERRORS = evaluation.LABEL_ERRORS
 # Rendered throws for the choice: (seed, hard, frames), 6 dice each at 1280x960.
 RENDERS = ((8101, False, 100), (8102, True, 100), (8301, False, 200), (8302, True, 200))
 # The rule chosen flags at most this share of the photos' dice (the issue allows 5 %;

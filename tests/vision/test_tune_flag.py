@@ -47,7 +47,9 @@ def test_a_rule_is_scored_as_the_reader_flags(tune_flag):
 
 
 def test_the_known_label_error_is_scored_by_what_the_die_shows(tune_flag, tmp_path):
-    (photo, errors), = tune_flag.LABEL_ERRORS.items()
+    from companion.evaluation import LABEL_ERRORS
+
+    (photo, errors), = LABEL_ERRORS.items()
     (line, shows), = errors.items()
     frame = frame_with_dice([(320, 240, 10, shows)], seed=3)
     (tmp_path / "images").mkdir()

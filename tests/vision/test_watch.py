@@ -453,13 +453,9 @@ def test_dice_read_flagged_do_not_set_the_die_size_counted_by(stage):
     small = settle._small(empty)
     assert detector.check(small, (w, h)) == CLEAR
     edge = stage.edge
-
-    def die(x, y, size, uncertain):
-        return Die(DieRegion((x, y), size, 0.0, ((0, 0),) * 4, 0.9), 6, 0.9, uncertain)
-
-    reading = Reading("pips", (die(w * 0.3, h * 0.5, edge, False),
-                               die(w * 0.6, h * 0.4, edge / 2, True),
-                               die(w * 0.62, h * 0.4, edge / 2, True)), (w, h))
+    reading = Reading("pips", (_die(6, w * 0.3, h * 0.5, edge),
+                               _die(6, w * 0.6, h * 0.4, edge / 2, uncertain=True),
+                               _die(6, w * 0.62, h * 0.4, edge / 2, uncertain=True)), (w, h))
     detector.unexplained(small, (w, h), reading)
     assert detector.die_edge == pytest.approx(edge)
     # None read sure: the die counted by stays as it was.
@@ -550,8 +546,8 @@ def test_a_die_the_finder_sees_in_one_frame_of_three_is_kept_flagged(stage, reco
                for _, e in events if e.reading is not None)
 
 
-def _die(value, x, y, size=40.0):
-    return Die(DieRegion((x, y), size, 0.0, ((0, 0),) * 4, 0.9), value, 0.9, False)
+def _die(value, x, y, size=40.0, uncertain=False):
+    return Die(DieRegion((x, y), size, 0.0, ((0, 0),) * 4, 0.9), value, 0.9, uncertain)
 
 
 def test_the_nudge_tolerance_is_half_a_die_edge():
