@@ -32,14 +32,19 @@ VIEW_SCALE = 0.65
 # that: a die 15 % off the canonical size reads as well (the nets were trained on tray-a
 # dice from 25 to 38 pixels), and the frame need not be resampled.
 SNAP = 0.15
-# The die size of a camera set-up is the median of this many measures: on the first frames
-# with dice, then on every ``SIZE_EVERY``-th frame read (a rest is read from up to three
-# frames: every 15 throws or so; a measure costs about ten reads' spotter passes).
+# The die size of a camera set-up is the median of this many measures, one per rest: on
+# the first rests with dice, then on every ``SIZE_EVERY``-th frame read (a rest is read
+# from up to three frames: every 15 throws or so; a measure costs about ten reads' spotter
+# passes). Until ``SIZE_AGREE`` rests are measured the first one's size is kept: two that
+# differ do not say which is right, and the scale should not swing between them.
 SIZE_FRAMES = 5
+SIZE_AGREE = 3
 SIZE_EVERY = 50
 # A frame that shows what the last frame measured showed (the runtime reads up to three
-# frames of one rest) is not measured again: it counts with that frame's measure, which
-# saves about 50 ms a frame on the first throw of an evening. Shrunk to ``SCENE_SIDE``
+# frames of one rest) is not measured again, nor counted a second time: one rest is one
+# measure (when its three frames counted as three, the first rest of an evening outvoted
+# the next two and set the scale for about 50 reads). That also saves about 50 ms a frame
+# on the first throw of an evening. Shrunk to ``SCENE_SIDE``
 # pixels, frames of one rest differ by at most 3 grey levels at any pixel, frames of two
 # rests by 98 and more (rendered evenings of bench_pi); one die moved is a new scene.
 SCENE_SIDE = 160
@@ -264,13 +269,13 @@ class PipRecognizer:
     ) -> float | None:
         """The die edge in frame pixels for this camera set-up, as the spotter measures it.
 
-        Measured (in the straightened tray with a profile) on each of the first
-        ``SIZE_FRAMES`` frames with dice (a frame that shows what the last one measured
-        showed counts with its measure: ``SAME_SCENE``) and on every ``SIZE_EVERY``-th
-        frame after, and the median of the last ``SIZE_FRAMES`` measures is used: a
-        set-up's dice keep
-        their size, one die seen askew should not set the scale, and a camera moved
-        during the evening is followed. Until the spotter has measured a size, the
+        Measured (in the straightened tray with a profile) once on each of the first
+        ``SIZE_FRAMES`` rests with dice (a frame that shows what the last one measured
+        showed is not measured again: ``SAME_SCENE``) and on every ``SIZE_EVERY``-th
+        frame after, and the median of the last ``SIZE_FRAMES`` measures is used (the
+        first alone until ``SIZE_AGREE`` are there): a set-up's dice keep their size,
+        one rest seen askew should not set the scale, and a camera moved during the
+        evening is followed. Until the spotter has measured a size, the
         profile's is used (``companion calibrate tray`` measures it the same way).
         ``profile`` is the tray the frame is read in (``tray``), the recogniser's own
         when not given.
@@ -282,7 +287,7 @@ class PipRecognizer:
             # ``read`` may read one frame in a found tray and whole (``_holds_the_dice``)
             # and then in the tray again: the die is the same size in frame pixels each
             # time, so it is measured once per frame (in the first of them, the tray).
-            return float(np.median(seen)) if seen else None
+            return _kept(seen)
         if self._frame is frame:
             self._measured = frame
         count = self._reads[(w, h)] = self._reads.get((w, h), 0) + 1
@@ -290,8 +295,8 @@ class PipRecognizer:
             scene = _scene(frame)
             last = self._scenes.get((w, h))
             if last is not None and int(np.abs(scene - last[0]).max()) <= SAME_SCENE:
-                die = last[1]
-            elif profile is not None and len(profile.corners) == 4:
+                return _kept(seen)
+            if profile is not None and len(profile.corners) == 4:
                 expected = profile.die_in((w, h))
                 view = tray_view(
                     profile, (w, h),
@@ -307,7 +312,7 @@ class PipRecognizer:
             if die is not None:
                 seen.append(die)
                 del seen[:-SIZE_FRAMES]
-        return float(np.median(seen)) if seen else None
+        return _kept(seen)
 
     def _measure(self, image: np.ndarray) -> float | None:
         """The die edge in ``image`` pixels: the spotter's estimate, or the finder's median."""
@@ -516,6 +521,14 @@ def _snap(scale: float) -> float:
         if abs(scale / exact - 1.0) <= SNAP:
             return exact
     return scale
+
+
+def _kept(seen: list[float]) -> float | None:
+    """The die size the measures ``seen`` (oldest first) give: the first until
+    ``SIZE_AGREE`` are there, then their median."""
+    if not seen:
+        return None
+    return seen[0] if len(seen) < SIZE_AGREE else float(np.median(seen))
 
 
 def _scene(frame: np.ndarray) -> np.ndarray:
