@@ -362,7 +362,7 @@ class OcclusionDetector:
             mask = np.zeros((h, w), np.uint8)
             corners = [self._small_point(x, y) for x, y in self.profile.corners_in(frame_size)]
             cv2.fillPoly(mask, [np.array(corners, np.int32)], 255)
-            floor = np.array(self.profile.floor_bgr, np.float32)
+            floor: np.ndarray | None = np.array(self.profile.floor_bgr, np.float32)
             if self.die_edge is not None:
                 self.die_edge *= frame_size[0] / self.profile.frame_size[0]
         else:
@@ -370,7 +370,7 @@ class OcclusionDetector:
             mask = np.zeros((h, w), np.uint8)
             m = max(1, round(0.02 * min(h, w)))
             mask[m : h - m, m : w - m] = 255
-            floor = _main_colour(small, mask)
+            floor = None  # the inner tray's commonest colour (``_floor_in_light_of``)
         if self.die_edge is None:
             self.die_edge = DEFAULT_DIE_SHARE * max(frame_size)
         self._mask = mask
@@ -379,6 +379,8 @@ class OcclusionDetector:
         side = min(np.ptp(xs), np.ptp(ys)) if len(xs) else 0
         k = 2 * round(INNER_SHARE * side) + 1
         self._inner = cv2.erode(mask, np.ones((k, k), np.uint8))
+        if floor is None:
+            floor = _main_colour(small, self._inner)
         self._floor = np.full(small.shape, np.clip(floor, 0, 255), np.uint8)
         self._set_reference(small)
         # A first frame with nothing unlike the floor in the inner tray is a good
@@ -746,16 +748,19 @@ class OcclusionDetector:
             return view
         self._set_reference(small)
         self.provisional = False
-        if (self.profile is not None and not view.covered and blob is not None
-                and (self._fits_aside(blob) or view.reason == THING)):
+        if not view.covered and blob is not None and (
+                view.reason == THING or self.profile is not None and self._fits_aside(blob)):
             # A beer mat lying there all along (against the wall: taken for a hand): set
             # aside as one found later is, so its print is no throw (``on_standing``) and
             # it blocks until something moves. So is a larger thing clear of the rim (a
             # phone, a square mat beside small dice): one slid in later blocks until it
             # is taken away, but this one is in the reference now, and a print on the
-            # floor that never goes would block the evening. Only in a tray known
-            # (calibrated or found): without one the die is a share of the frame, and a
-            # band of the table around a tray in a wider frame fitted aside by it.
+            # floor that never goes would block the evening. A thing against the rim is
+            # set aside by its size only in a tray known (calibrated or found): without
+            # one the die is a share of the frame, and a band of the table around a tray
+            # in a wider frame fitted aside by it. One clear of the rim is no such band
+            # (without a profile, a beer mat in a tray that fills the frame: its print
+            # was a throw on hold-out camera evening 84-3 played 20 s late).
             self._remember(small, blob, covered=False)
             return TrayState(True, THING)
         return CLEAR
@@ -765,12 +770,15 @@ class OcclusionDetector:
         flickering on the mains or the camera's exposure hunting makes one frame a tenth
         brighter than the next, which on a light floor is more than ``floor_level`` over
         the whole tray. The commonest colour of the tray in this frame (a beer mat or a
-        hand lying there covers less of it than the floor shows); with a profile, only
+        hand lying there covers less of it than the floor shows), in the inner tray (the
+        walls and, without a profile, the table beside a tray that fills the frame are
+        no floor: a tray's wooden stand at both sides of the frame was the commonest
+        colour of it, and the whole floor "unlike the floor"); with a profile, only
         when it is the calibrated colour times a gain alike in the three channels
         (``FLOOR_GAIN``), else the calibrated colour stays; either times the shading
         across the tray (``_floor_shading``)."""
-        assert self._floor is not None and self._mask is not None
-        seen = _main_colour(small, self._mask)
+        assert self._floor is not None and self._inner is not None
+        seen = _main_colour(small, self._inner)
         if self.profile is not None:
             floor = np.array(self.profile.floor_bgr, np.float32)
             ratio = np.log((seen + 1.0) / (floor + 1.0))
