@@ -9,13 +9,17 @@ photos and as whole camera frames of the six set-ups of ``companion.synth.scene`
 recogniser's own path (``PipRecognizer.candidates``): the tray straightened (or found,
 for the bare photos), spotter, pip net (``pipread.READ_VIEWS`` views averaged), pip
 counter. Then, for each candidate rule (``FLAG_BELOW`` x ``COUNTER_FLOOR``, with and
-without flagging a die whose views disagree; see ``companion.vision.pipread``) it prints
+without flagging a die whose views disagree, with and without a stricter level for dice
+smaller than ``SMALL_DIE`` frame pixels; see ``companion.vision.pipread``) it prints
 the share of labelled dice read right, read wrong but not flagged (``sure_wrong``) and
 flagged, for the photos and the renders apart, and names the rule with the fewest dice
 read wrong and not flagged, photos and renders together, among those that flag at most
 ``--budget`` of the photos' dice (default ``FLAG_BUDGET``); fewer flags break a tie.
-Choosing the fewest flags within a sure-wrong budget instead picked rules at the edge
-of that budget, where one die more or less decides.
+Then, beside that rule, a small-die tier if one lets fewer dice through wrong within the
+budget (``choose``). Choosing the fewest flags within a sure-wrong budget instead picked
+rules at the edge of that budget, where one die more or less decides; choosing the tier
+with the rule at once picked a lower ``FLAG_BELOW`` whose tier made up the difference on
+a single small die.
 
 Choose with a net that never saw the validation photos: ``models/pipnet-train.onnx`` (the
 default) is the recipe of the net that ships trained on ``--split train`` alone
@@ -50,7 +54,7 @@ from companion.synth.render import write_dataset  # noqa: E402
 from companion.synth.scene import SETUPS, write_scenes  # noqa: E402
 from companion.vision import recognizer as rec  # noqa: E402
 from companion.vision.pipnet import PipNet  # noqa: E402
-from companion.vision.pipread import is_flagged  # noqa: E402
+from companion.vision.pipread import flag_level, is_flagged  # noqa: E402
 from companion.vision.tray import TrayProfile  # noqa: E402
 
 FLAGS = (0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)
@@ -60,6 +64,9 @@ RENDERS = ((8101, False, 100), (8102, True, 100), (8301, False, 200), (8302, Tru
 # camera frames of photos nobody tuned on flag more than the validation photos do).
 FLAG_BUDGET = 0.04
 FLOORS = (0.3, 0.4, 0.5, 0.6, 0.7, None)  # None: the counter never confirms
+# Small-die tiers: (SMALL_DIE, FLAG_BELOW_SMALL); (None, None): every die alike.
+SMALL = ((None, None),) + tuple((px, t) for px in (18.0, 20.0, 22.0, 24.0)
+                                for t in (0.85, 0.9, 0.95))
 
 
 def dice_of(
@@ -90,6 +97,7 @@ def dice_of(
                     "p": c.confidence,
                     "count": c.count,
                     "agree": c.agree,
+                    "size": c.region.size,
                     "label": labels[pairs[j]].value if j in pairs else None,
                     "set": folder.name,
                 }
@@ -98,11 +106,13 @@ def dice_of(
 
 
 def score(
-    dice: list[dict], labelled: int, flag_below: float, floor: float | None, agree: bool = True
+    dice: list[dict], labelled: int, flag_below: float, floor: float | None, agree: bool = True,
+    small: tuple[float | None, float | None] = (None, None),
 ) -> dict:
     """Right, sure-wrong and flagged shares of the labelled dice under one rule; with
-    ``agree`` a die whose views did not all read its value is flagged too
-    (``pipread.is_flagged``, the rule the reader applies)."""
+    ``agree`` a die whose views did not all read its value is flagged too; with ``small``
+    (SMALL_DIE, FLAG_BELOW_SMALL) a die smaller than that is flagged below that level
+    (``pipread.flag_level``, ``is_flagged``: the rule the reader applies)."""
     right = sure_wrong = flagged = extra = 0
     for d in dice:
         if d["value"] is None:
@@ -110,7 +120,8 @@ def score(
         if d["label"] is None:
             extra += 1
             continue
-        unsure = is_flagged(d["p"], d["value"], d["count"], d["agree"], flag_below, floor, agree)
+        level = flag_level(d["size"], flag_below, small[0], small[1] or flag_below)
+        unsure = is_flagged(d["p"], d["value"], d["count"], d["agree"], level, floor, agree)
         right += d["value"] == d["label"]
         flagged += unsure
         sure_wrong += not unsure and d["value"] != d["label"]
@@ -122,9 +133,39 @@ def score(
     }
 
 
-def rules() -> list[tuple[float, float | None, bool]]:
-    """Every candidate rule: (FLAG_BELOW, COUNTER_FLOOR, views must agree)."""
-    return [(t, c, a) for a in (True, False) for t in FLAGS for c in FLOORS]
+def rules() -> list[tuple[float, float | None, bool, tuple[float | None, float | None]]]:
+    """Every candidate rule: (FLAG_BELOW, COUNTER_FLOOR, views must agree, small-die tier);
+    a tier no stricter than FLAG_BELOW is left out (it is the rule without one)."""
+    return [(t, c, a, m) for a in (True, False) for t in FLAGS for c in FLOORS for m in SMALL
+            if m[1] is None or m[1] > t]
+
+
+def choose(rows: list[dict], labelled: int, rendered: int, budget: float) -> dict | None:
+    """The rule to ship among ``rows`` (``score``'s figures per rule): among the rules
+    without a small-die tier that flag at most ``budget`` of the photos' dice, the one
+    with the fewest dice read wrong and not flagged, photos (``labelled`` dice) and
+    renders (``rendered``) together, fewer flags breaking a tie; then, with that rule,
+    the small-die tier with fewer such dice still within the budget, if one has them
+    (fewest, then fewest flags; then the tier over more dice, then the lower level).
+    A tier only ever flags more: it never lets a die through that the rule flags, as a
+    lower FLAG_BELOW with a tier beside it would (the tier would then decide the rule on
+    a die or two of small dice)."""
+
+    def sure_wrong(r: dict) -> int:  # dice read wrong and not flagged, photos and renders
+        return round(r["photos"]["sure_wrong"] * labelled + r["rendered"]["sure_wrong"] * rendered)
+
+    within = [r for r in rows if r["photos"]["flagged"] <= budget]
+    plain = [r for r in within if r.get("small_die") is None]
+    if not plain:
+        return None
+    base = min(plain, key=lambda r: (sure_wrong(r), r["photos"]["flagged"]))
+    rule = ("flag_below", "counter_floor", "views_agree")
+    tiers = [r for r in within if r.get("small_die") is not None
+             and all(r[k] == base[k] for k in rule) and sure_wrong(r) < sure_wrong(base)]
+    if not tiers:
+        return base
+    return min(tiers, key=lambda r: (sure_wrong(r), r["photos"]["flagged"], -r["small_die"],
+                                     r["flag_below_small"]))
 
 
 def main() -> int:
@@ -168,22 +209,14 @@ def main() -> int:
             rendered += more
             rendered_labelled += n
     rows = []
-    for t, c, a in rules():
-        rule = {"flag_below": t, "counter_floor": c, "views_agree": a}
-        rows.append(rule | {"photos": score(dice, labelled, t, c, a),
-                            "rendered": score(rendered, rendered_labelled, t, c, a)})
+    for t, c, a, m in rules():
+        rule = {"flag_below": t, "counter_floor": c, "views_agree": a, "small_die": m[0],
+                "flag_below_small": m[1]}
+        rows.append(rule | {"photos": score(dice, labelled, t, c, a, m),
+                            "rendered": score(rendered, rendered_labelled, t, c, a, m)})
     for r in rows:
         print(json.dumps(r))
-    within = [r for r in rows if r["photos"]["flagged"] <= args.budget]
-
-    def sure_wrong(r: dict) -> float:  # dice read wrong and not flagged, photos and renders
-        return (r["photos"]["sure_wrong"] * labelled
-                + r["rendered"]["sure_wrong"] * rendered_labelled)
-
-    chosen = (
-        min(within, key=lambda r: (round(sure_wrong(r)), r["photos"]["flagged"]))
-        if within else None
-    )
+    chosen = choose(rows, labelled, rendered_labelled, args.budget)
     print(f"labelled dice: {labelled} (validation photos, bare and in {len(SETUPS)} set-ups),"
           f" {rendered_labelled} rendered")
     print(f"chosen: {json.dumps(chosen)}" if chosen else "no rule flags few enough dice")

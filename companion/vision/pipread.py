@@ -40,6 +40,18 @@ COUNTER_FLOOR: float | None = 0.7
 # Flag a die whose views do not all read its value. Without the counter this flagged no
 # die wrong that the threshold had let through, only right ones, so it is off.
 FLAG_SPLIT_VIEWS = False
+# A die smaller than ``SMALL_DIE`` pixels across in the frame (the spotter's region, as
+# it is read; a webcam high over the tray sees dice of 16-20) shows each pip in a pixel
+# or two, and the net is wrong on such dice about ten times as often as on larger ones
+# (validation photos as camera frames, the net trained without them: 12 of 337 dice
+# under 20 px read wrong, 8 of 2,952 larger). Such a die is flagged below
+# ``FLAG_BELOW_SMALL`` instead (None: no such tier). Chosen beside the rule above by
+# tools/tune_flag.py (2026-12-07, ``choose``: a tier may only flag more): on those
+# photos, 1 die of 3,289 wrong and not flagged -> 0, flagged 3.80 % -> 3.98 %; renders
+# unchanged (their dice are larger). 18 px flagged as many of those dice; the tier over
+# more dice was taken.
+SMALL_DIE: float | None = 20.0
+FLAG_BELOW_SMALL = 0.85
 
 
 @dataclass(frozen=True)
@@ -72,6 +84,19 @@ def is_flagged(
     return (confidence < flag_below and not confirmed) or (split_views and not agree)
 
 
+def flag_level(
+    size: float,
+    flag_below: float = FLAG_BELOW,
+    small_die: float | None = SMALL_DIE,
+    below_small: float = FLAG_BELOW_SMALL,
+) -> float:
+    """The confidence under which a die ``size`` pixels across is flagged: ``below_small``
+    for a die smaller than ``small_die`` (None: none is), else ``flag_below``."""
+    if small_die is not None and size < small_die:
+        return max(flag_below, below_small)
+    return flag_below
+
+
 def read_with_net(
     net: PipNet,
     frame: np.ndarray,
@@ -81,7 +106,8 @@ def read_with_net(
     """Read every region in one pass of the net; drop what it takes for no die.
 
     Each region is read in ``READ_VIEWS`` turned views and their probabilities averaged.
-    A die is marked uncertain when its confidence is below ``FLAG_BELOW`` -- unless,
+    A die is marked uncertain when its confidence is below ``FLAG_BELOW`` (a small die:
+    ``FLAG_BELOW_SMALL``, ``flag_level``) -- unless,
     where ``COUNTER_FLOOR`` is set, the pip counter, sure of its count, counts the value
     the net read and the net is at least that sure of it -- and, with
     ``FLAG_SPLIT_VIEWS``, when its views do not all read its value. The counter never
@@ -97,7 +123,8 @@ def read_with_net(
         # the top face is.
         region = region.moved_to(guess.center)
         # The counter is asked where it could clear the flag, and for every die in ``seen``.
-        confirmable = COUNTER_FLOOR is not None and COUNTER_FLOOR <= guess.confidence < FLAG_BELOW
+        level = flag_level(region.size)
+        confirmable = COUNTER_FLOOR is not None and COUNTER_FLOOR <= guess.confidence < level
         pips = read_pips(frame, region) if seen is not None or confirmable else None
         count = None if pips is None or pips.uncertain else pips.value
         if seen is not None:
@@ -109,7 +136,7 @@ def read_with_net(
                 confidence=round(min(guess.confidence, region.confidence or 1.0), 3),
                 uncertain=is_flagged(
                     guess.confidence, guess.value, count, guess.agree,
-                    FLAG_BELOW, COUNTER_FLOOR, FLAG_SPLIT_VIEWS,
+                    level, COUNTER_FLOOR, FLAG_SPLIT_VIEWS,
                 ),
             )
         )

@@ -117,6 +117,24 @@ def test_a_die_read_under_flag_below_is_flagged_unless_the_counter_counts_the_sa
     assert (unsure.value, unsure.uncertain) == (4, True)
 
 
+def test_a_die_small_in_the_frame_must_be_read_surer_to_go_unflagged():
+    # A webcam high over the tray: dice 16-20 px across, each pip a pixel or two. The
+    # net read such dice wrong ten times as often, so a small die is flagged below
+    # FLAG_BELOW_SMALL; a larger die read as surely is not.
+    small = pipread.SMALL_DIE
+    assert small is not None and pipread.FLAG_BELOW_SMALL > FLAG_BELOW
+    frame = frame_with_dice([(300, 200, 20, 4)], colours=[COLOURS["white"]], seed=3)
+    between = (FLAG_BELOW + pipread.FLAG_BELOW_SMALL) / 2
+    net = _ScriptedNet(5, between)  # the counter counts four: it confirms nothing
+    (large,) = read_with_net(net, frame, [_region(300, 200, edge=small)])
+    assert (large.value, large.uncertain) == (5, False)
+    (tiny,) = read_with_net(net, frame, [_region(300, 200, edge=small - 1)])
+    assert (tiny.value, tiny.uncertain) == (5, True)
+    (sure,) = read_with_net(_ScriptedNet(5, pipread.FLAG_BELOW_SMALL + 0.01), frame,
+                            [_region(300, 200, edge=small - 1)])
+    assert (sure.value, sure.uncertain) == (5, False)
+
+
 def test_where_set_the_pip_counter_confirms_a_die_the_net_is_not_quite_sure_of(
     monkeypatch,
 ):

@@ -22,8 +22,9 @@ def tune_flag():
     return module
 
 
-def _die(value, label, p, count=None, agree=True):
-    return {"value": value, "label": label, "p": p, "count": count, "agree": agree}
+def _die(value, label, p, count=None, agree=True, size=40.0):
+    return {"value": value, "label": label, "p": p, "count": count, "agree": agree,
+            "size": size}
 
 
 def test_a_rule_is_scored_as_the_reader_flags(tune_flag):
@@ -42,8 +43,21 @@ def test_a_rule_is_scored_as_the_reader_flags(tune_flag):
     # Flagging split views flags the six as well.
     assert tune_flag.score(dice, 4, 0.75, None, agree=True)["flagged"] == 0.5
     # The rule that ships is one of the rules the tool chooses among.
-    shipped = (pipread.FLAG_BELOW, pipread.COUNTER_FLOOR, pipread.FLAG_SPLIT_VIEWS)
+    shipped = (pipread.FLAG_BELOW, pipread.COUNTER_FLOOR, pipread.FLAG_SPLIT_VIEWS,
+               (pipread.SMALL_DIE, pipread.FLAG_BELOW_SMALL))
     assert shipped in tune_flag.rules()
+
+
+def test_a_small_die_is_flagged_below_its_own_level(tune_flag):
+    dice = [
+        _die(2, 3, 0.83, size=18.0),  # a small die read wrong at 0.83
+        _die(5, 5, 0.83, size=18.0),  # a small die read right at 0.83
+        _die(4, 4, 0.83, size=30.0),  # a larger die read right at 0.83
+    ]
+    alike = tune_flag.score(dice, 3, 0.8, None, agree=False)
+    assert (alike["sure_wrong"], alike["flagged"]) == (0.3333, 0.0)
+    tiered = tune_flag.score(dice, 3, 0.8, None, agree=False, small=(20.0, 0.85))
+    assert (tiered["sure_wrong"], tiered["flagged"]) == (0.0, 0.6667)
 
 
 def test_the_known_label_error_is_scored_by_what_the_die_shows(tune_flag, tmp_path):
@@ -96,3 +110,32 @@ def test_an_evening_built_from_the_photos_takes_the_value_a_mislabelled_die_show
     assert wrong in sources[shows] and wrong not in sources.get(2, [])
     assert sources[shows] == sorted([f"{base}#1", wrong])
     assert sources[5] == sorted([f"{base}#2", f"{photo}.jpg#2"])
+
+
+def test_a_small_die_tier_is_chosen_beside_the_rule_never_in_place_of_it(tune_flag):
+    def row(t, small=None, level=None, photos_wrong=0.0, flagged=0.03):
+        figures = {"die_accuracy": 0.99, "sure_wrong": photos_wrong, "flagged": flagged,
+                   "extra": 0}
+        return {"flag_below": t, "counter_floor": None, "views_agree": False,
+                "small_die": small, "flag_below_small": level, "photos": figures,
+                "rendered": {"die_accuracy": 0.99, "sure_wrong": 0.0, "flagged": 0.05,
+                             "extra": 0}}
+
+    rows = [
+        row(0.8, photos_wrong=0.01, flagged=0.035),  # 1 of 100 dice wrong and sure
+        row(0.7, photos_wrong=0.02, flagged=0.02),
+        # A lower rule with a tier: as few wrong and sure, fewer flags -- not chosen, it
+        # would let larger dice through that the 0.8 rule flags.
+        row(0.7, 20.0, 0.85, photos_wrong=0.0, flagged=0.025),
+        row(0.8, 18.0, 0.85, photos_wrong=0.0, flagged=0.038),
+        row(0.8, 20.0, 0.85, photos_wrong=0.0, flagged=0.038),  # as many flags: more dice
+        row(0.8, 20.0, 0.9, photos_wrong=0.0, flagged=0.039),
+        row(0.8, 24.0, 0.9, photos_wrong=0.0, flagged=0.05),  # over the budget
+    ]
+    chosen = tune_flag.choose(rows, 100, 100, 0.04)
+    assert (chosen["flag_below"], chosen["small_die"], chosen["flag_below_small"]) == (
+        0.8, 20.0, 0.85)
+    # Without a tier that lets fewer through, the rule alone.
+    same = row(0.8, 20.0, 0.9, photos_wrong=0.01, flagged=0.039)
+    assert tune_flag.choose(rows[:2] + [same], 100, 100, 0.04)["small_die"] is None
+    assert tune_flag.choose(rows[:2], 100, 100, 0.01) is None
