@@ -748,19 +748,21 @@ class OcclusionDetector:
             return view
         self._set_reference(small)
         self.provisional = False
-        if not view.covered and blob is not None and (
-                view.reason == THING or self.profile is not None and self._fits_aside(blob)):
+        if (self.profile is not None and not view.covered and blob is not None
+                and (self._fits_aside(blob) or view.reason == THING)):
             # A beer mat lying there all along (against the wall: taken for a hand): set
             # aside as one found later is, so its print is no throw (``on_standing``) and
             # it blocks until something moves. So is a larger thing clear of the rim (a
             # phone, a square mat beside small dice): one slid in later blocks until it
             # is taken away, but this one is in the reference now, and a print on the
-            # floor that never goes would block the evening. A thing against the rim is
-            # set aside by its size only in a tray known (calibrated or found): without
-            # one the die is a share of the frame, and a band of the table around a tray
-            # in a wider frame fitted aside by it. One clear of the rim is no such band
-            # (without a profile, a beer mat in a tray that fills the frame: its print
-            # was a throw on hold-out camera evening 84-3 played 20 s late).
+            # floor that never goes would block the evening. Only in a tray known
+            # (calibrated or found): without one the die is a share of the frame, and a
+            # band of the table around a tray in a wider frame fitted aside by it; and
+            # a tray in a part of the frame, clear of its rim, is such a thing itself
+            # (it was set aside, and the empty rest that makes the watcher look for the
+            # tray never came: test_a_camera_without_calibration_left_empty_...). So a
+            # mat lying in a tray that fills the frame, uncalibrated, is still read: its
+            # print was a throw on hold-out camera evening 84-3 played 20 s late.
             self._remember(small, blob, covered=False)
             return TrayState(True, THING)
         return CLEAR

@@ -41,7 +41,9 @@ COUNTER_FLOOR: float | None = 0.7
 # die wrong that the threshold had let through, only right ones, so it is off.
 FLAG_SPLIT_VIEWS = False
 # A die smaller than ``SMALL_DIE`` pixels across in the frame (the spotter's region, as
-# it is read; a webcam high over the tray sees dice of 16-20) shows each pip in a pixel
+# it is read: in frame pixels on the spotter's path, which ships; the classical finder
+# reads a view where every die is ``CANON_DIE`` across, so there none is small; a webcam
+# high over the tray sees dice of 16-20) shows each pip in a pixel
 # or two, and the net is wrong on such dice about ten times as often as on larger ones
 # (validation photos as camera frames, the net trained without them: 12 of 337 dice
 # under 20 px read wrong, 8 of 2,952 larger). Such a die is flagged below
