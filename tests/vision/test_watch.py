@@ -228,6 +228,14 @@ def test_a_mat_too_large_to_set_aside_lying_past_the_start_up_checks_is_no_throw
     and that rest was read: its print was a throw (on hold-out camera evening 80-3 with 20 s
     of its first frame before it, a beer mat whose diagonal and shadow came to 10.9 die
     edges beside small dice: a throw of three flagged dice)."""
+    writer, left = _mat_lying_then_two_throws(stage, seed, 1.2)
+    _assert_no_throw_while_it_lay_there(writer, stage, left)
+
+
+def _mat_lying_then_two_throws(stage, seed, size):
+    """A square beer mat (``size`` die edges for ``draw_coaster``) lying in the middle of
+    the tray for 5 s from the first frame, then a throw and a throw keeping one die; the
+    writer and the first frame without the mat."""
     writer = Writer(stage, np.random.default_rng(seed), FPS)
     writer.hold(5.0)
     left = len(writer.frames)
@@ -238,10 +246,10 @@ def test_a_mat_too_large_to_set_aside_lying_past_the_start_up_checks_is_no_throw
     x0, y0, x1, y1 = stage.area
     for i in range(left):
         canvas = writer.frames[i].astype(np.float32)
-        draw_coaster(canvas, ((x0 + x1) / 2, (y0 + y1) / 2), stage.edge * 1.2,
+        draw_coaster(canvas, ((x0 + x1) / 2, (y0 + y1) / 2), stage.edge * size,
                      (235, 235, 235), True, (120, 60, 20))
         writer.frames[i] = np.clip(canvas + 0.5, 0, 255).astype(np.uint8)
-    _assert_no_throw_while_it_lay_there(writer, stage, left)
+    return writer, left
 
 
 @pytest.mark.parametrize("seed", [23, 31])
@@ -260,23 +268,12 @@ def test_without_a_profile_a_mat_lying_past_the_start_up_checks_in_a_framed_tray
     late: a light tray on a wooden stand, whose wood at both sides of the frame was its
     commonest colour.)"""
     tray_share = 0.72
-    writer = Writer(stage, np.random.default_rng(seed), FPS)
-    writer.hold(5.0)
-    left = len(writer.frames)
-    writer.throw()
-    writer.hold(1.5)
-    writer.throw(keep=1)
-    writer.hold(1.5)
-    x0, y0, x1, y1 = stage.area
-    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-    rng = np.random.default_rng(seed)
-    cloth = rng.normal(0, 3.0, writer.frames[0].shape) + np.array([60.0, 110.0, 50.0])
+    writer, left = _mat_lying_then_two_throws(stage, seed, 0.8)
+    cloth = np.random.default_rng(seed).normal(0, 3.0, writer.frames[0].shape)
+    cloth += np.array([60.0, 110.0, 50.0])
     frames = []
-    for i, frame in enumerate(writer.frames):
+    for frame in writer.frames:
         canvas = frame.astype(np.float32)
-        if i < left:
-            draw_coaster(canvas, (cx, cy), stage.edge * 0.8, (235, 235, 235), True,
-                         (120, 60, 20))
         h, w = canvas.shape[:2]
         inner = cv2.resize(canvas, (round(tray_share * w), round(tray_share * h)),
                            interpolation=cv2.INTER_AREA)
