@@ -362,7 +362,6 @@ class OcclusionDetector:
             mask = np.zeros((h, w), np.uint8)
             corners = [self._small_point(x, y) for x, y in self.profile.corners_in(frame_size)]
             cv2.fillPoly(mask, [np.array(corners, np.int32)], 255)
-            floor: np.ndarray | None = np.array(self.profile.floor_bgr, np.float32)
             if self.die_edge is not None:
                 self.die_edge *= frame_size[0] / self.profile.frame_size[0]
         else:
@@ -370,7 +369,6 @@ class OcclusionDetector:
             mask = np.zeros((h, w), np.uint8)
             m = max(1, round(0.02 * min(h, w)))
             mask[m : h - m, m : w - m] = 255
-            floor = None  # the inner tray's commonest colour (``_floor_in_light_of``)
         if self.die_edge is None:
             self.die_edge = DEFAULT_DIE_SHARE * max(frame_size)
         self._mask = mask
@@ -379,8 +377,9 @@ class OcclusionDetector:
         side = min(np.ptp(xs), np.ptp(ys)) if len(xs) else 0
         k = 2 * round(INNER_SHARE * side) + 1
         self._inner = cv2.erode(mask, np.ones((k, k), np.uint8))
-        if floor is None:
-            floor = _main_colour(small, self._inner)
+        # Without a calibration, the inner tray's commonest colour (``_floor_in_light_of``).
+        floor = (np.array(self.profile.floor_bgr, np.float32) if self.profile is not None
+                 else _main_colour(small, self._inner))
         self._floor = np.full(small.shape, np.clip(floor, 0, 255), np.uint8)
         self._set_reference(small)
         # A first frame with nothing unlike the floor in the inner tray is a good

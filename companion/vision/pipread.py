@@ -125,7 +125,7 @@ def read_with_net(
         # the top face is.
         region = region.moved_to(guess.center)
         # The counter is asked where it could clear the flag, and for every die in ``seen``.
-        level = flag_level(region.size)
+        level = flag_level(region.size, FLAG_BELOW, SMALL_DIE, FLAG_BELOW_SMALL)
         confirmable = COUNTER_FLOOR is not None and COUNTER_FLOOR <= guess.confidence < level
         pips = read_pips(frame, region) if seen is not None or confirmable else None
         count = None if pips is None or pips.uncertain else pips.value
