@@ -28,6 +28,7 @@ import numpy as np
 
 from companion.vision.autotray import Corners, TrayKeeper, edges_outside, with_tray_time
 from companion.vision.detect import FinderOptions, check_frame
+from companion.vision.diesize import kept, same_scene, scene
 from companion.vision.faces_appearance import animal
 from companion.vision.faces_classify import (
     SET_MEMORY,
@@ -76,7 +77,12 @@ class FaceSample:
 # the built-in models and thresholds were checked on (top faces of 58-79 pixels) allow
 # without making the view large.
 VIEW_DIE = 48.0
-SIZE_FRAMES = 5  # frames with dice the die size is measured on, then kept
+# The die size is measured once on each of the first this many rests (a frame showing what
+# the last one measured showed is not measured again, ``diesize.same_scene``), the first
+# rest's size kept until ``diesize.SIZE_AGREE`` are measured, then their median: when each
+# frame counted, the three frames the runtime reads of the evening's first rest outvoted
+# the next rest and set the scale for the whole evening.
+SIZE_FRAMES = 5
 # Die sizes are kept for this many trays (a calibrated one, those found, the whole frame).
 SIZE_TRAYS = 16
 # A frame read without calibration (whole, or in a tray found in it) in which the spotter
@@ -167,8 +173,10 @@ class BockRecognizer:
         # uncertain until the set is enrolled).
         self._recent: deque[float] = deque(maxlen=SET_MEMORY)
         self.unfamiliar = False
-        # Die edges measured, per frame size and tray (None: the whole frame).
+        # Die edges measured, per frame size and tray (None: the whole frame), and the
+        # last frame measured there, shrunk (``diesize.scene``).
         self._die_sizes: dict[tuple[tuple[int, int], Corners | None], list[float]] = {}
+        self._scenes: dict[tuple[tuple[int, int], Corners | None], np.ndarray] = {}
         # Without a profile, the tray is looked for in the frame (``autotray.py``), as the
         # pip recogniser does; the spotter is needed to tell where the dice are.
         self.keeper = (
@@ -298,9 +306,11 @@ class BockRecognizer:
         """The top-face edge in frame pixels for this camera set-up, as the spotter sees it.
 
         Measured in the straightened tray (without one, in the whole frame) at the
-        frame's own scale on the first ``SIZE_FRAMES`` frames with dice, then kept: a
-        set-up's dice do not change size. (The profile's die size is the classical
-        finder's outline, side walls included.)
+        frame's own scale once on each of the first ``SIZE_FRAMES`` rests with dice (the
+        first rest's measure alone until ``diesize.SIZE_AGREE`` are there, then their
+        median), then kept: a set-up's dice do not change size, and one rest seen askew
+        should not set the scale. (The profile's die size is the classical finder's
+        outline, side walls included.)
         """
         return self._die_size(frame, self.tray(frame))
 
@@ -318,8 +328,13 @@ class BockRecognizer:
         key = ((w, h), None if tray is None else tray.corners)
         seen = self._die_sizes.setdefault(key, [])
         if len(self._die_sizes) > SIZE_TRAYS:
-            del self._die_sizes[next(iter(self._die_sizes))]
+            self._scenes.pop(oldest := next(iter(self._die_sizes)), None)
+            del self._die_sizes[oldest]
         if len(seen) < SIZE_FRAMES:
+            now = scene(frame)
+            if same_scene(self._scenes.get(key), now):
+                return kept(seen)
+            self._scenes[key] = now
             if tray is None:
                 # Around a tray a table shows wood grain, print and coasters the spotter
                 # takes for small dice at a fine scale: only a die read surely as a face
@@ -334,7 +349,7 @@ class BockRecognizer:
                 die = None if small else self.spotter.estimate_die_size(plain.warp(frame))
                 if die is not None:
                     seen.append(die / plain.scale)
-        return float(np.median(seen)) if seen else None
+        return kept(seen)
 
     def _is_face(self, frame: np.ndarray, regions: list[DieRegion]) -> list[bool]:
         """Whether each region the spotter found is a die read surely as one of the faces

@@ -11,6 +11,7 @@ import numpy as np
 from companion.vision.autotray import Corners, TrayKeeper, edges_outside, with_tray_time
 from companion.vision.detect import FinderOptions, check_frame, find_dice
 from companion.vision.dicelist import limit, suppress_duplicates
+from companion.vision.diesize import kept, same_scene, scene
 from companion.vision.pipnet import PipNet, load_pipnet
 from companion.vision.pipread import Candidate, count_pips, read_with_net
 from companion.vision.rectify import CANON_DIE, TrayView, tray_view
@@ -35,20 +36,11 @@ SNAP = 0.15
 # The die size of a camera set-up is the median of this many measures, one per rest: on
 # the first rests with dice, then on every ``SIZE_EVERY``-th frame read (a rest is read
 # from up to three frames: every 15 throws or so; a measure costs about ten reads' spotter
-# passes). Until ``SIZE_AGREE`` rests are measured the first one's size is kept: two that
-# differ do not say which is right, and the scale should not swing between them.
+# passes). Until ``diesize.SIZE_AGREE`` rests are measured the first one's size is kept,
+# and a frame that shows what the last one measured showed is not measured again
+# (``diesize.same_scene``): one rest is one measure.
 SIZE_FRAMES = 5
-SIZE_AGREE = 3
 SIZE_EVERY = 50
-# A frame that shows what the last frame measured showed (the runtime reads up to three
-# frames of one rest) is not measured again, nor counted a second time: one rest is one
-# measure (when its three frames counted as three, the first rest of an evening outvoted
-# the next two and set the scale for about 50 reads). That also saves about 50 ms a frame
-# on the first throw of an evening. Shrunk to ``SCENE_SIDE``
-# pixels, frames of one rest differ by at most 3 grey levels at any pixel, frames of two
-# rests by 98 and more (rendered evenings of bench_pi); one die moved is a new scene.
-SCENE_SIDE = 160
-SAME_SCENE = 24
 # Where the profile knows the die, the die size is measured in the tray straightened so
 # that die is this many times ``CANON_DIE`` (never enlarged): large dice no longer make the
 # spotter work at up to 1280 pixels. Chosen on the validation scenes (seed 1, the shipped
@@ -137,7 +129,7 @@ class PipRecognizer:
         # While ``read`` reads a frame: the frame, once its die size has been measured.
         self._frame: np.ndarray | None = None
         self._measured: np.ndarray | None = None
-        # Per frame size: the last frame measured, shrunk (``_scene``), and its measure.
+        # Per frame size: the last frame measured, shrunk (``diesize.scene``), and its measure.
         self._scenes: dict[tuple[int, int], tuple[np.ndarray, float | None]] = {}
 
     def follow_tray(self, knocked: tuple[float, float]) -> None:
@@ -271,9 +263,9 @@ class PipRecognizer:
 
         Measured (in the straightened tray with a profile) once on each of the first
         ``SIZE_FRAMES`` rests with dice (a frame that shows what the last one measured
-        showed is not measured again: ``SAME_SCENE``) and on every ``SIZE_EVERY``-th
+        showed is not measured again: ``diesize.same_scene``) and on every ``SIZE_EVERY``-th
         frame after, and the median of the last ``SIZE_FRAMES`` measures is used (the
-        first alone until ``SIZE_AGREE`` are there): a set-up's dice keep their size,
+        first alone until ``diesize.SIZE_AGREE`` are there): a set-up's dice keep their size,
         one rest seen askew should not set the scale, and a camera moved during the
         evening is followed. Until the spotter has measured a size, the
         profile's is used (``companion calibrate tray`` measures it the same way).
@@ -287,15 +279,15 @@ class PipRecognizer:
             # ``read`` may read one frame in a found tray and whole (``_holds_the_dice``)
             # and then in the tray again: the die is the same size in frame pixels each
             # time, so it is measured once per frame (in the first of them, the tray).
-            return _kept(seen)
+            return kept(seen)
         if self._frame is frame:
             self._measured = frame
         count = self._reads[(w, h)] = self._reads.get((w, h), 0) + 1
         if len(seen) < SIZE_FRAMES or count % SIZE_EVERY == 0:
-            scene = _scene(frame)
+            now = scene(frame)
             last = self._scenes.get((w, h))
-            if last is not None and int(np.abs(scene - last[0]).max()) <= SAME_SCENE:
-                return _kept(seen)
+            if same_scene(None if last is None else last[0], now):
+                return kept(seen)
             if profile is not None and len(profile.corners) == 4:
                 expected = profile.die_in((w, h))
                 view = tray_view(
@@ -308,11 +300,11 @@ class PipRecognizer:
                 die = None if die is None else die / view.scale
             else:
                 die = self._measure(frame)
-            self._scenes[(w, h)] = (scene, die)
+            self._scenes[(w, h)] = (now, die)
             if die is not None:
                 seen.append(die)
                 del seen[:-SIZE_FRAMES]
-        return _kept(seen)
+        return kept(seen)
 
     def _measure(self, image: np.ndarray) -> float | None:
         """The die edge in ``image`` pixels: the spotter's estimate, or the finder's median."""
@@ -521,26 +513,6 @@ def _snap(scale: float) -> float:
         if abs(scale / exact - 1.0) <= SNAP:
             return exact
     return scale
-
-
-def _kept(seen: list[float]) -> float | None:
-    """The die size the measures ``seen`` (oldest first) give: the first until
-    ``SIZE_AGREE`` are there, then their median."""
-    if not seen:
-        return None
-    return seen[0] if len(seen) < SIZE_AGREE else float(np.median(seen))
-
-
-def _scene(frame: np.ndarray) -> np.ndarray:
-    """``frame`` in grey, shrunk to ``SCENE_SIDE`` pixels along its longer side, to tell
-    whether two frames show the same (``SAME_SCENE``)."""
-    h, w = frame.shape[:2]
-    factor = SCENE_SIDE / max(w, h)
-    size = (max(1, round(w * factor)), max(1, round(h * factor)))
-    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-    return cv2.resize(grey, size, interpolation=cv2.INTER_AREA).astype(np.int16)
-
-
 
 
 def load_recognizer(profile_path: str | None, max_dice: int | None = None) -> PipRecognizer:

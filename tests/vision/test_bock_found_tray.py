@@ -230,6 +230,7 @@ def test_a_frame_its_found_tray_fills_is_read_as_before_trays_were_looked_for(mo
     assert looking.keeper.outline((1280, 960)) is not None and looking._fills((1280, 960))
     monkeypatch.setattr(looking.spotter, "estimate_die_size", lambda *a, **k: 39.0)
     looking._die_sizes.clear()
+    looking._scenes.clear()
     plain = BockRecognizer().read(frame)
     seen = looking.read(frame)
     assert [(d.value, d.uncertain, d.region.center) for d in seen.dice] == [
