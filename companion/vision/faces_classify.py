@@ -190,11 +190,13 @@ class FaceClassifier:
             off, self._overlap[self._faces[best]], best, TINT_MARGIN
         )
 
-    def strangeness(self, verdict: FaceVerdict) -> float:
+    def strangeness(self, verdict: FaceVerdict, small: float = 1.0) -> float:
         """A die's distance to its nearest face over what is familiar for that face's model
-        (``FAMILIAR_BUILTIN`` or ``FAMILIAR_ENROLLED``); above 1 the die looks foreign."""
+        (``FAMILIAR_BUILTIN``, times ``small`` for a die seen smaller than the built-in
+        models were learnt on, or ``FAMILIAR_ENROLLED``: enrolled from the table's own
+        camera); above 1 the die looks foreign."""
         enrolled = self.models[verdict.best].count > 0
-        return verdict.distance / (FAMILIAR_ENROLLED if enrolled else FAMILIAR_BUILTIN)
+        return verdict.distance / (FAMILIAR_ENROLLED if enrolled else FAMILIAR_BUILTIN * small)
 
     def classify(self, features: FaceFeatures) -> FaceVerdict:
         """The face of one die, or ``None`` with ``uncertain`` set when unsure."""

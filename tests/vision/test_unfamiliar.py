@@ -254,3 +254,37 @@ def test_a_model_keeps_its_tint_and_rejects_a_broken_one():
     assert FaceModel.from_dict("goat_red", old).tint is None
     with pytest.raises(FaceModelError, match="tint"):
         FaceModel.from_dict("goat_red", {**old, "tint": [0.1, "x"]})
+
+
+@pytest.mark.parametrize(("artwork", "familiar"), [
+    ("classic", True), ("stencil", False), ("etched", False), ("mosaic", False),
+])
+def test_small_dice_in_a_camera_frame_are_judged_familiar_by_their_set_not_their_size(
+    artwork, familiar
+):
+    # A webcam high over the tray sees the dice about 27 pixels across; enlarged to be
+    # read, the built-in set under rough light lay as far from its models as an unknown
+    # set and was taken for one: every die left unread. Unknown artwork stays unknown.
+    from bocktray import tray_photo
+
+    from companion.synth.scene import SETUPS, compose
+    from companion.vision.tray import calibrate_tray
+
+    rng = np.random.default_rng(17)
+    recognizer = None
+    for i in range(4):
+        throw = render_throw(
+            1700 + i, 10, kind="bock", size=(1280, 960), hard=True, artwork=artwork
+        )
+        scene = compose(*tray_photo(throw), SETUPS["webcam-small"], rng)
+        if recognizer is None:
+            corners = tuple((float(x), float(y)) for x, y in scene.corners)
+            recognizer = BockRecognizer(calibrate_tray(scene.frame, corners))
+        reading = recognizer.read(scene.frame)
+        assert len(reading.dice) >= 8
+        assert recognizer.die_size(scene.frame) < 32
+        assert reading.unfamiliar is not familiar
+        if familiar:
+            assert sum(d.value is not None for d in reading.dice) >= 8
+        else:
+            assert all(d.uncertain and d.value is None for d in reading.dice)
