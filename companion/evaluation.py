@@ -21,7 +21,7 @@ import math
 import statistics
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypeVar
@@ -254,6 +254,39 @@ def write_rows(csv_out: Path, rows: Sequence[dict]) -> None:
         writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
+
+
+def evaluate_sets(
+    directory: Path,
+    recognizer_for: Callable[[Path | None], Recognizer],
+    values: Sequence[int | str],
+    csv_out: Path | None = None,
+    split: str = "all",
+    profile: Path | None = None,
+    own_profiles: bool = True,
+) -> dict | None:
+    """The figures of a ``directory`` of camera set-up folders (each with ``images/``, as
+    ``companion scene`` writes them), taken together (``combine_figures``); None when it
+    holds none. Each folder is read by a recogniser of its own,
+    ``recognizer_for(PROFILE)``: ``profile`` when given, else the folder's own
+    ``tray.json`` (None without one, or when not ``own_profiles``: the recogniser finds
+    each tray itself). The CSV has every folder's rows, its name in a first column
+    ``set``."""
+    sets = sorted(d for d in directory.glob("*/") if (d / "images").is_dir())
+    if (directory / "images").is_dir() or not sets:
+        return None
+    named, rows = {}, []
+    for folder in sets:
+        own = folder / "tray.json"
+        chosen = profile or (own if own.is_file() and own_profiles else None)
+        found: list[dict] = []
+        named[folder.name] = evaluate(
+            folder, recognizer_for(chosen), values, None, split, found
+        )
+        rows += [{"set": folder.name, **row} for row in found]
+    if csv_out is not None:
+        write_rows(csv_out, rows)
+    return combine_figures(named)
 
 
 def combine_figures(named: dict[str, dict]) -> dict:

@@ -29,10 +29,20 @@ def evaluate_bock(
     csv_out: Path | None = None,
     finder: str = "auto",
 ) -> dict:
-    """Run the Rock the Bock recogniser over a labelled folder; return the figures."""
+    """Run the Rock the Bock recogniser over a labelled folder; return the figures.
+
+    A ``directory`` of camera set-up folders (``companion scene --rendered bock`` writes
+    them) is measured folder by folder, each with its own ``tray.json`` unless
+    ``profile`` is given (``evaluation.evaluate_sets``)."""
     from companion.vision.enrol import load_recognizer
     from companion.vision.faces_look import FACES
 
+    sets = evaluation.evaluate_sets(
+        directory, lambda chosen: load_recognizer(chosen, finder), FACES, csv_out,
+        profile=profile,
+    )
+    if sets is not None:
+        return sets
     return evaluation.evaluate(directory, load_recognizer(profile, finder), FACES, csv_out)
 
 

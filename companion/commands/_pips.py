@@ -32,26 +32,19 @@ def evaluate(
     from companion.vision.recognizer import PipRecognizer
     from companion.vision.tray import TrayProfile
 
-    if not (directory / "images").is_dir():
-        sets = sorted(d for d in directory.glob("*/") if (d / "images").is_dir())
-        if sets:
-            named, rows = {}, []
-            for folder in sets:
-                own = folder / "tray.json"
-                chosen = profile or (own if own.is_file() and own_profiles else None)
-                tray = None if chosen is None else TrayProfile.load(chosen)
-                found: list[dict] = []
-                named[folder.name] = evaluation.evaluate(
-                    folder, PipRecognizer(tray, finder=finder), evaluation.PIP_VALUES,
-                    None, split, found,
-                )
-                rows += [{"set": folder.name, **row} for row in found]
-            if csv_out is not None:
-                evaluation.write_rows(csv_out, rows)
-            return evaluation.combine_figures(named)
-    tray = None if profile is None else TrayProfile.load(profile)
-    recognizer = PipRecognizer(tray, finder=finder)
-    return evaluation.evaluate(directory, recognizer, evaluation.PIP_VALUES, csv_out, split)
+    def recognizer_for(chosen: Path | None) -> PipRecognizer:
+        tray = None if chosen is None else TrayProfile.load(chosen)
+        return PipRecognizer(tray, finder=finder)
+
+    sets = evaluation.evaluate_sets(
+        directory, recognizer_for, evaluation.PIP_VALUES, csv_out, split, profile,
+        own_profiles,
+    )
+    if sets is not None:
+        return sets
+    return evaluation.evaluate(
+        directory, recognizer_for(profile), evaluation.PIP_VALUES, csv_out, split
+    )
 
 
 def _eval_pips(args: argparse.Namespace) -> int:

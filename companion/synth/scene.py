@@ -22,14 +22,18 @@ Everything is drawn from a ``numpy.random.Generator`` seeded with the given seed
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
 from companion.evaluation import LabelledDie, read_image, read_labels
+
+if TYPE_CHECKING:
+    from companion.synth.render import RenderedThrow
 
 SURROUNDS = ("wood", "cloth", "bar")
 # Surrounds that no net is trained on (training draws from ``SURROUNDS`` only): light
@@ -368,10 +372,14 @@ def on_a_stand(
 
 
 def label_line(die: LabelledDie, size: tuple[int, int]) -> str:
-    """One YOLO label line (pip dice: class = value - 1) for a die of a ``size`` frame."""
+    """One YOLO label line for a die of a ``size`` frame: pip dice class = value - 1, Rock
+    the Bock dice (a face name) the face's place in ``FACES``."""
+    from companion.vision.faces_look import FACES
+
     w, h = size
+    cls = FACES.index(die.value) if isinstance(die.value, str) else int(die.value) - 1
     return (
-        f"{int(die.value) - 1} {die.x / w:.6f} {die.y / h:.6f} "
+        f"{cls} {die.x / w:.6f} {die.y / h:.6f} "
         f"{min(die.w / w, 1.0):.6f} {min(die.h / h, 1.0):.6f}"
     )
 
@@ -394,24 +402,78 @@ def write_scenes(
     (the tray's corners for ``calibrate tray --corners``) and ``tray.json``: the profile
     ``companion calibrate tray`` makes from the first frame and those corners.
     """
-    from companion.vision.tray import calibrate_tray
-
     if not photos:
         raise SceneError("no photos to compose")
+    rng = np.random.default_rng(seed)
+
+    def scenes() -> Iterator[tuple[str, Scene]]:
+        for path in photos:
+            photo = read_image(path)
+            labels = read_labels(labels_dir / f"{path.stem}.txt", photo.shape[1], photo.shape[0])
+            yield path.stem, compose(photo, labels, setup, rng)
+
+    return _write_folder(out, setup, scenes())
+
+
+def tray_floor(throw: RenderedThrow) -> tuple[np.ndarray, list[LabelledDie]]:
+    """A rendered throw's tray floor cut out edge to edge, as ``compose`` takes a tray
+    photo, and its dice labelled in its pixels (pip values or Rock the Bock face names)."""
+    xs = sorted(x for x, _ in throw.tray_corners)
+    ys = sorted(y for _, y in throw.tray_corners)
+    x0, y0 = int(np.ceil(xs[1])), int(np.ceil(ys[1]))
+    x1, y1 = int(xs[2]), int(ys[2])
+    labels = []
+    for die in throw.dice:
+        bx0, by0, bx1, by1 = die.box()
+        labels.append(
+            LabelledDie(die.value, die.center[0] - x0, die.center[1] - y0, bx1 - bx0, by1 - by0)
+        )
+    return throw.image[y0:y1, x0:x1].copy(), labels
+
+
+def write_rendered_scenes(
+    out: Path,
+    setup: Setup,
+    seed: int,
+    count: int,
+    kind: str = "bock",
+    hard: bool = False,
+    artwork: str = "classic",
+) -> list[Path]:
+    """Render ``count`` throws of ten dice (``kind`` bock or pips; ``hard``: rough light,
+    glare and blur; ``artwork``: the Rock the Bock drawings), put each throw's tray floor
+    into a frame of ``setup`` (``compose``) and write a labelled folder and its profile as
+    ``write_scenes`` does (Rock the Bock labels: class = the face's place in ``FACES``).
+    Throw ``i`` is rendered with seed ``seed * 1000 + i``."""
+    from companion.synth.render import render_throw
+
+    if not 1 <= count < 1000:
+        raise SceneError(f"count must be 1 to 999 throws, not {count}")
+    rng = np.random.default_rng(seed)
+
+    def scenes() -> Iterator[tuple[str, Scene]]:
+        for i in range(count):
+            throw = render_throw(seed * 1000 + i, 10, kind=kind, hard=hard, artwork=artwork)
+            yield f"throw-{i:03d}", compose(*tray_floor(throw), setup, rng)
+
+    return _write_folder(out, setup, scenes())
+
+
+def _write_folder(out: Path, setup: Setup, scenes: Iterator[tuple[str, Scene]]) -> list[Path]:
+    """Write each named scene's frame and labels into ``out`` (``images/``, ``labels/``),
+    then ``corners.txt`` and ``tray.json`` from the first (``write_scenes``)."""
+    from companion.vision.tray import calibrate_tray
+
     (out / "images").mkdir(parents=True, exist_ok=True)
     (out / "labels").mkdir(parents=True, exist_ok=True)
-    rng = np.random.default_rng(seed)
     written = []
     first: Scene | None = None
-    for path in photos:
-        photo = read_image(path)
-        labels = read_labels(labels_dir / f"{path.stem}.txt", photo.shape[1], photo.shape[0])
-        scene = compose(photo, labels, setup, rng)
+    for name, scene in scenes:
         first = first or scene
-        image = out / "images" / f"{path.stem}.jpg"
+        image = out / "images" / f"{name}.jpg"
         cv2.imwrite(str(image), scene.frame, [cv2.IMWRITE_JPEG_QUALITY, 95])
         lines = [label_line(d, setup.frame_size) for d in scene.dice]
-        (out / "labels" / f"{path.stem}.txt").write_text("\n".join(lines) + "\n", "utf-8")
+        (out / "labels" / f"{name}.txt").write_text("\n".join(lines) + "\n", "utf-8")
         written.append(image)
     assert first is not None
     (out / "corners.txt").write_text(corners_text(first.corners) + "\n", "utf-8")

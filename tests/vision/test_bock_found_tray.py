@@ -8,11 +8,10 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from bocktray import tray_photo
 
 from companion import evaluation
 from companion.synth.render import render_throw
-from companion.synth.scene import SETUPS, compose, surround, table_alone
+from companion.synth.scene import SETUPS, compose, surround, table_alone, tray_floor
 from companion.vision import enrol, faces
 from companion.vision.faces import BockRecognizer
 from companion.vision.spot import DEFAULT_MODEL
@@ -25,7 +24,7 @@ pytestmark = pytest.mark.skipif(
 
 def _scene(setup: str, surround: str, seed: int, dice: int = 8):
     throw = render_throw(seed, dice, kind="bock", size=(1280, 960))
-    photo, labels = tray_photo(throw)
+    photo, labels = tray_floor(throw)
     return compose(photo, labels, replace(SETUPS[setup], surround=surround),
                    np.random.default_rng(seed))
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
-from bocktray import tray_photo
 
 from companion import evaluation
 from companion.synth.render import render_throw
-from companion.synth.scene import SETUPS, compose, surround
+from companion.synth.scene import SETUPS, compose, surround, tray_floor
 from companion.vision.faces import VIEW_DIE, BockRecognizer
 from companion.vision.tray import calibrate_tray
 
@@ -20,7 +19,7 @@ def scenes():
     out = []
     for i in range(3):
         throw = render_throw(880 + i, 10, kind="bock", size=(1280, 960))
-        photo, labels = tray_photo(throw)
+        photo, labels = tray_floor(throw)
         out.append(compose(photo, labels, SETUPS["webcam-wood"], rng))
     return out
 

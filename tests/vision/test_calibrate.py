@@ -8,13 +8,12 @@ from dataclasses import replace
 import cv2
 import numpy as np
 import pytest
-from bocktray import tray_photo
 from pipdraw import drawn_photos, frame_with_dice, photos_dir
 
 from companion.cli import main
 from companion.evaluation import LabelledDie, read_image, read_labels
 from companion.synth.render import render_throw, write_dataset
-from companion.synth.scene import SETUPS, compose, corners_text, surround, write_scenes
+from companion.synth.scene import SETUPS, compose, corners_text, surround, tray_floor, write_scenes
 from companion.vision import trayfind
 from companion.vision.calibrate import (
     SMALL_DIE,
@@ -255,7 +254,7 @@ def test_a_wood_grained_floor_is_found_inside_the_wall_around_it():
     # region covers: no floor candidate of its own. The wall around it is one thin ring,
     # and the hole inside that ring is the floor (trayfind._ring_floors).
     throw = render_throw(5001, 3, kind="bock", size=(1280, 960))
-    photo, labels = tray_photo(throw)
+    photo, labels = tray_floor(throw)
     scene = compose(photo, labels, SETUPS["webcam-small"], np.random.default_rng(5099))
     frame = scene.frame
     h, w = frame.shape[:2]
@@ -297,7 +296,7 @@ def test_a_coarse_outline_running_onto_the_cloth_does_not_replace_the_floor():
     # over its dark wall onto the cloth and outline more than the tray, scored worse
     # than the floor itself; the floor stays the answer.
     throw = render_throw(5002, 6, kind="bock", size=(1280, 960))
-    photo, labels = tray_photo(throw)
+    photo, labels = tray_floor(throw)
     scene = compose(photo, labels, SETUPS["v2-cloth"], np.random.default_rng(5002 + 99))
     corners = np.array(find_tray(scene.frame))
     assert np.linalg.norm(corners - scene.corners, axis=1).max() < 0.03 * _side(scene.corners)

@@ -265,9 +265,7 @@ def test_small_dice_in_a_camera_frame_are_judged_familiar_by_their_set_not_their
     # A webcam high over the tray sees the dice about 27 pixels across; enlarged to be
     # read, the built-in set under rough light lay as far from its models as an unknown
     # set and was taken for one: every die left unread. Unknown artwork stays unknown.
-    from bocktray import tray_photo
-
-    from companion.synth.scene import SETUPS, compose
+    from companion.synth.scene import SETUPS, compose, tray_floor
     from companion.vision.tray import calibrate_tray
 
     rng = np.random.default_rng(17)
@@ -276,7 +274,7 @@ def test_small_dice_in_a_camera_frame_are_judged_familiar_by_their_set_not_their
         throw = render_throw(
             1700 + i, 10, kind="bock", size=(1280, 960), hard=True, artwork=artwork
         )
-        scene = compose(*tray_photo(throw), SETUPS["webcam-small"], rng)
+        scene = compose(*tray_floor(throw), SETUPS["webcam-small"], rng)
         if recognizer is None:
             corners = tuple((float(x), float(y)) for x, y in scene.corners)
             recognizer = BockRecognizer(calibrate_tray(scene.frame, corners))
