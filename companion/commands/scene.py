@@ -20,6 +20,8 @@ def _scene(args: argparse.Namespace) -> int:
 
     if (args.photos is None) == (args.rendered is None):
         raise EvalDataError("give either --photos (labelled tray photos) or --rendered bock|pips")
+    if args.artwork != "classic" and args.rendered != "bock":
+        raise EvalDataError("--artwork is for Rock the Bock dice: use it with --rendered bock")
     chosen: list[Path] = []
     if args.photos is not None:
         photos = Path(args.photos)

@@ -196,4 +196,6 @@ def test_scene_wants_photos_or_rendered_throws_and_a_sane_count(tmp_path, capsys
     assert main(["scene", str(tmp_path / "c"), "--rendered", "bock", "--count", "0"]) == 2
     assert "count" in capsys.readouterr().err
     assert main(["scene", str(tmp_path / "d"), "--rendered", "bock", "--setup", "moon"]) == 2
+    assert main(["scene", str(tmp_path / "e"), "--rendered", "pips", "--artwork", "stencil"]) == 2
+    assert "--artwork" in capsys.readouterr().err
     assert not any(tmp_path.iterdir())
