@@ -97,31 +97,3 @@ def test_a_frame_of_table_alone_shows_no_rock_the_bock_die(kind, size, die, seed
         request.applymarker(_BAR_COASTER)
     frame = surround(kind, size, np.random.default_rng(seed), die)
     assert BockRecognizer().read(frame).dice == ()
-
-
-def test_each_rest_is_one_bock_die_size_measure_and_a_bad_first_rest_is_outvoted():
-    # The runtime reads up to three frames of one rest. When each frame counted, the
-    # three frames of the evening's first rest outvoted the next two rests and set the
-    # Rock the Bock scale for the whole evening (measured on five frames, then kept).
-    from companion.vision.spot import BockSpotter
-
-    class Scripted(BockSpotter):
-        sizes = iter([30.0, 60.0, 61.0, 59.0, 60.0])
-        measures = 0
-
-        def estimate_die_size(self, frame, *args, **kwargs):
-            Scripted.measures += 1
-            return next(Scripted.sizes)
-
-    rng = np.random.default_rng(6)
-    recognizer = BockRecognizer(spotter=Scripted())
-    kept = []
-    for _ in range(6):
-        rest = rng.integers(0, 256, (480, 640, 3), dtype=np.uint8)
-        for _ in range(3):
-            noisy = np.clip(rest + rng.normal(0, 1.0, rest.shape), 0, 255)
-            kept.append(recognizer.die_size(noisy.astype(np.uint8)))
-    # Five rests measured once each; the sixth is not measured: the size is kept.
-    assert Scripted.measures == 5
-    # The first rest's size until three are measured, then the median of those measured.
-    assert kept == [30.0] * 6 + [60.0] * 3 + [59.5] * 3 + [60.0] * 6

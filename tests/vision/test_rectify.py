@@ -279,34 +279,6 @@ def test_without_a_profile_a_tray_filling_frame_is_measured_and_read(side):
     assert sorted(d.value for d in reading.dice) == sorted(d.value for d in throw.dice)
 
 
-def test_each_rest_is_one_die_size_measure_and_a_bad_first_rest_is_outvoted():
-    # The runtime reads up to three frames of one rest. When each counted as a measure,
-    # a first rest measured at half the die (pip groups taken for dice) outvoted the next
-    # two rests and set the scale for the next 50 reads.
-    from companion.vision.spot import PipSpotter
-
-    class Scripted(PipSpotter):
-        sizes = iter([20.0, 40.0, 41.0, 39.0, 40.0])
-        measures = 0
-
-        def estimate_die_size(self, frame, *args, **kwargs):
-            Scripted.measures += 1
-            return next(Scripted.sizes)
-
-    rng = np.random.default_rng(5)
-    recognizer = PipRecognizer(look_for_tray=False, spotter=Scripted())
-    kept = []
-    for _ in range(5):
-        rest = rng.integers(0, 256, (480, 640, 3), dtype=np.uint8)
-        for _ in range(3):
-            noisy = np.clip(rest + rng.normal(0, 1.0, rest.shape), 0, 255)
-            kept.append(recognizer.die_size(noisy.astype(np.uint8)))
-    assert Scripted.measures == 5
-    # Two rests that differ do not say which is right: the first is kept until a third
-    # is measured; then the median of the rests measured.
-    assert kept == [20.0] * 6 + [40.0] * 3 + [39.5] * 3 + [40.0] * 3
-
-
 def test_candidates_are_the_reading_before_the_flag_rule():
     from companion.vision import pipread
 
