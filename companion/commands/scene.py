@@ -22,6 +22,11 @@ def _scene(args: argparse.Namespace) -> int:
         raise EvalDataError("give either --photos (labelled tray photos) or --rendered bock|pips")
     if args.artwork != "classic" and args.rendered != "bock":
         raise EvalDataError("--artwork is for Rock the Bock dice: use it with --rendered bock")
+    # Options that say nothing for the frames asked for are refused, not ignored.
+    if args.rendered is None and (args.count is not None or args.hard):
+        raise EvalDataError("--count and --hard are for rendered throws: use --rendered")
+    if args.rendered is not None and (args.split is not None or args.limit):
+        raise EvalDataError("--split and --limit choose tray photos: use them with --photos")
     chosen: list[Path] = []
     if args.photos is not None:
         photos = Path(args.photos)
@@ -30,7 +35,7 @@ def _scene(args: argparse.Namespace) -> int:
             raise EvalDataError(
                 f"no images/*.jpg in {photos}; give a labelled folder of tray photos"
             )
-        chosen = photo_split(images, args.split)
+        chosen = photo_split(images, args.split or "holdout")
         if args.limit:
             chosen = chosen[: args.limit]
     names = list(SETUPS) if args.setup == "all" else [args.setup]
@@ -48,7 +53,8 @@ def _scene(args: argparse.Namespace) -> int:
             written = write_scenes(chosen, photos / "labels", out, setup, args.seed + k)
         else:
             written = write_rendered_scenes(
-                out, setup, args.seed + k, args.count, args.rendered, args.hard, args.artwork
+                out, setup, args.seed + k, 10 if args.count is None else args.count,
+                args.rendered, args.hard, args.artwork,
             )
         print(f"{name}: wrote {len(written)} frames with labels and tray.json to {out}")
     return 0
@@ -69,7 +75,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         " read them with `eval bock DIR` or `eval pips DIR`)",
     )
     scene.add_argument(
-        "--count", type=int, default=10, help="with --rendered: throws per set-up (default 10)"
+        "--count", type=int, help="with --rendered: throws per set-up (default 10)"
     )
     scene.add_argument(
         "--hard", action="store_true", help="with --rendered: colour cast, dim, glare, blur"
@@ -81,7 +87,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     scene.add_argument("--setup", default="all", help="set-up name, or all (default)")
     scene.add_argument(
-        "--split", default="holdout", choices=sorted(PHOTO_SPLITS),
+        "--split", choices=sorted(PHOTO_SPLITS),
         help="which photos: holdout (default), validation, train or all",
     )
     scene.add_argument(

@@ -198,4 +198,10 @@ def test_scene_wants_photos_or_rendered_throws_and_a_sane_count(tmp_path, capsys
     assert main(["scene", str(tmp_path / "d"), "--rendered", "bock", "--setup", "moon"]) == 2
     assert main(["scene", str(tmp_path / "e"), "--rendered", "pips", "--artwork", "stencil"]) == 2
     assert "--artwork" in capsys.readouterr().err
+    # Options for the other kind of frames are refused, not ignored.
+    assert main(["scene", str(tmp_path / "f"), "--rendered", "bock", "--limit", "3"]) == 2
+    assert "--photos" in capsys.readouterr().err
+    assert main(["scene", str(tmp_path / "g"), "--rendered", "bock", "--split", "train"]) == 2
+    assert main(["scene", str(tmp_path / "h"), "--photos", str(tmp_path), "--hard"]) == 2
+    assert "--rendered" in capsys.readouterr().err
     assert not any(tmp_path.iterdir())
