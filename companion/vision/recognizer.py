@@ -129,8 +129,8 @@ class PipRecognizer:
         # While ``read`` reads a frame: the frame, once its die size has been measured.
         self._frame: np.ndarray | None = None
         self._measured: np.ndarray | None = None
-        # Per frame size: the last frame measured, shrunk (``diesize.scene``), and its measure.
-        self._scenes: dict[tuple[int, int], tuple[np.ndarray, float | None]] = {}
+        # Per frame size: the last frame measured, shrunk (``diesize.scene``).
+        self._scenes: dict[tuple[int, int], np.ndarray] = {}
 
     def follow_tray(self, knocked: tuple[float, float]) -> None:
         """Read in the calibrated tray moved by ``knocked`` (shares of the frame's width
@@ -201,11 +201,11 @@ class PipRecognizer:
                   self._scenes.get(key), self._measured)
         edge = self._tray_edge(frame, tray)
         if edge is None:
-            self._die_sizes[key], self._reads[key], scene, self._measured = before
-            if scene is None:
+            self._die_sizes[key], self._reads[key], last, self._measured = before
+            if last is None:
                 self._scenes.pop(key, None)
             else:
-                self._scenes[key] = scene
+                self._scenes[key] = last
         return edge
 
     def _tray_edge(self, frame: np.ndarray, tray: TrayProfile) -> float | None:
@@ -285,8 +285,7 @@ class PipRecognizer:
         count = self._reads[(w, h)] = self._reads.get((w, h), 0) + 1
         if len(seen) < SIZE_FRAMES or count % SIZE_EVERY == 0:
             now = scene(frame)
-            last = self._scenes.get((w, h))
-            if same_scene(None if last is None else last[0], now):
+            if same_scene(self._scenes.get((w, h)), now):
                 return kept(seen)
             if profile is not None and len(profile.corners) == 4:
                 expected = profile.die_in((w, h))
@@ -300,7 +299,7 @@ class PipRecognizer:
                 die = None if die is None else die / view.scale
             else:
                 die = self._measure(frame)
-            self._scenes[(w, h)] = (now, die)
+            self._scenes[(w, h)] = now
             if die is not None:
                 seen.append(die)
                 del seen[:-SIZE_FRAMES]
