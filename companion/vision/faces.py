@@ -31,6 +31,7 @@ from companion.vision.detect import FinderOptions, check_frame
 from companion.vision.diesize import kept, same_scene, scene
 from companion.vision.faces_appearance import animal
 from companion.vision.faces_classify import (
+    FAMILIAR_LOOK,
     SET_MEMORY,
     SET_MIN_DICE,
     FaceClassifier,
@@ -189,6 +190,8 @@ class BockRecognizer:
         # the set on the table looks like none the models know (then every die is
         # uncertain until the set is enrolled).
         self._recent: deque[float] = deque(maxlen=SET_MEMORY)
+        # The last dice's look distances to the enrolled dice (``FAMILIAR_LOOK``).
+        self._recent_looks: deque[float] = deque(maxlen=SET_MEMORY)
         self.unfamiliar = False
         # Die edges measured, per frame size and tray (None: the whole frame), and the
         # last frame measured there, shrunk (``diesize.scene``).
@@ -691,6 +694,10 @@ class BockRecognizer:
                 self.classifier.strangeness(v, _small_allowance(s.region.size / scale))
                 for s, v in looked
             )
+            self._recent_looks.extend(
+                d for d in (self.classifier.look_distance(s.features.appearance)
+                            for s, _ in looked) if d is not None
+            )
         # Second look with the frame's light: the dice read surely give its colour, and
         # every die is read again with its colours (less that cast) counting too.
         tints = [s.features.tint() for s, _ in looked]
@@ -704,6 +711,9 @@ class BockRecognizer:
         if remember:
             self.unfamiliar = (
                 len(self._recent) >= SET_MIN_DICE and float(np.median(self._recent)) > 1.0
+            ) or (
+                len(self._recent_looks) >= SET_MIN_DICE
+                and float(np.median(self._recent_looks)) > FAMILIAR_LOOK
             )
         # A frame read whole because no tray was found shows the table too: a die there
         # that is sure but looks like no face of the set is more likely print or a

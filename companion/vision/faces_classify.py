@@ -63,6 +63,18 @@ MAX_UNLIKE = 0.28
 # (shifted palette, stencil and badge artwork, each enrolled: 1.52).
 FAMILIAR_BUILTIN = 1.0
 FAMILIAR_ENROLLED = 1.75
+# An enrolled set's dice also look like its enrolled dice (``faces_appearance``): the
+# median distance of the last ``SET_MEMORY`` dice's looks to the nearest enrolled die of
+# any animal above ``FAMILIAR_LOOK`` marks the set unfamiliar too (when every face was
+# enrolled with looks). The ratios alone let another set pass at the sizes a camera sees
+# dice (enrolled at the table at 27 pixels, the classic set's own dice lay 0.5-1.35 from
+# their models, a stencil set's 1.3-2.1: read surely wrong). Tuning frames (validation):
+# five artworks each enrolled at the table in six camera set-ups and on tray-filling
+# frames, each read against its own and the four other artworks' scenes (seeds 200-210,
+# 4771-4785, enrolment 77 and 78): the median look over 30 dice of a set's own dice
+# reached 0.46 (hard light), another set's 0.54 and more (0.36 for the mosaic set against
+# the etched set enrolled at 27 pixels, which the ratios catch); 0.5 lies between.
+FAMILIAR_LOOK = 0.5
 SET_MEMORY = 30
 SET_MIN_DICE = 3  # fewer dice seen so far say nothing about the set
 # Faces whose models lie closer than this (``separation``) are flagged whenever read;
@@ -197,6 +209,15 @@ class FaceClassifier:
         camera); above 1 the die looks foreign."""
         enrolled = self.models[verdict.best].count > 0
         return verdict.distance / (FAMILIAR_ENROLLED if enrolled else FAMILIAR_BUILTIN * small)
+
+    def look_distance(self, appearance: np.ndarray | None) -> float | None:
+        """How far a die's look lies from the nearest enrolled die of any animal (mean
+        squared units, ``Looks.distances``); None without enrolled looks or when the
+        die's print cannot be compared (glare over most of it)."""
+        if appearance is None or self.looks is None:
+            return None
+        nearest = min(self.looks.distances(appearance).values())
+        return nearest if np.isfinite(nearest) else None
 
     def classify(self, features: FaceFeatures) -> FaceVerdict:
         """The face of one die, or ``None`` with ``uncertain`` set when unsure."""

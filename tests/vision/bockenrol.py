@@ -22,3 +22,27 @@ def enrolled_models(artwork: str, seed: int, size: tuple[int, int]) -> dict[str,
         ]
         models[face] = enrol_face(face, frames, recognizer, models).model
     return models
+
+
+def enrolled_at_the_table(
+    artwork: str, seed: int, setup: str, recognizer: BockRecognizer
+) -> dict[str, FaceModel]:
+    """Face models of the ``artwork`` set enrolled as a table does through its camera:
+    three frames of six dice per face (seeds as ``enrolled_models``), rendered throws
+    composed into the camera set-up ``setup`` (``companion.synth.scene.SETUPS``) and
+    measured through ``recognizer``'s calibrated tray."""
+    import numpy as np
+
+    from companion.synth.scene import SETUPS, compose, tray_floor
+
+    rng = np.random.default_rng(seed)
+    models: dict[str, FaceModel] = {}
+    for k, face in enumerate(FACES):
+        frames = [
+            compose(*tray_floor(render_throw(seed + 10 * k + i, 6, kind="bock",
+                                             artwork=artwork, faces=[face] * 6)),
+                    SETUPS[setup], rng).frame
+            for i in range(3)
+        ]
+        models[face] = enrol_face(face, frames, recognizer, models).model
+    return models
