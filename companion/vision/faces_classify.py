@@ -76,7 +76,8 @@ FAMILIAR_ENROLLED = 1.75
 # the etched set enrolled at 27 pixels, which the ratios catch); up to 0.6 no other set
 # passed both checks, at 0.65 3 frames of 2,880 did. 0.5 was tried first: on the fresh
 # frames of seeds 400-409 the first frame of a set's own dice, alone in the memory, lay
-# at 0.51-0.52 twice (dice turned near 45 degrees look least like their enrolled dice).
+# at 0.51-0.52 twice (in the one looked into, the first frame's die had been measured a
+# quarter too small: 22.7 pixels for dice of 28-33).
 FAMILIAR_LOOK = 0.6
 SET_MEMORY = 30
 SET_MIN_DICE = 3  # fewer dice seen so far say nothing about the set
