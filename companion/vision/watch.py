@@ -394,6 +394,7 @@ class ThrowWatcher:
         seen = None
         if found is None and self.seen is not None:
             seen = self.seen((frame.shape[1], frame.shape[0]))
+        occlusion.seen = seen  # what a thing at start-up lies in (``_in_seen_tray``)
         # What the outline seen shows now, to tell when it changed (``_seen_changed``).
         self._seen_view = None if seen is None else _outline_view(frame, seen)
         self._seen_checked = now
