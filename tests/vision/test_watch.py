@@ -252,24 +252,6 @@ def _mat_lying_then_two_throws(stage, seed, size):
     return writer, left
 
 
-def _framed_in_cloth(writer, seed, tray_share=0.72):
-    """The writer's frames shrunk to ``tray_share`` of their width and height, a green
-    cloth round them."""
-    cloth = np.random.default_rng(seed).normal(0, 3.0, writer.frames[0].shape)
-    cloth += np.array([60.0, 110.0, 50.0])
-    frames = []
-    for frame in writer.frames:
-        canvas = frame.astype(np.float32)
-        h, w = canvas.shape[:2]
-        inner = cv2.resize(canvas, (round(tray_share * w), round(tray_share * h)),
-                           interpolation=cv2.INTER_AREA)
-        out = cloth.copy()
-        top, side = (h - inner.shape[0]) // 2, (w - inner.shape[1]) // 2
-        out[top:top + inner.shape[0], side:side + inner.shape[1]] = inner
-        frames.append(np.clip(out + 0.5, 0, 255).astype(np.uint8))
-    return frames
-
-
 @pytest.mark.parametrize("seed", [23, 31])
 def test_without_a_profile_a_mat_lying_past_the_start_up_checks_in_a_framed_tray_is_no_throw(
     seed, stage
@@ -285,8 +267,20 @@ def test_without_a_profile_a_mat_lying_past_the_start_up_checks_in_a_framed_tray
     the first throw (missed). (Hold-out camera evening 84-3 without its profile, 20 s
     late: a light tray on a wooden stand, whose wood at both sides of the frame was its
     commonest colour.)"""
+    tray_share = 0.72
     writer, left = _mat_lying_then_two_throws(stage, seed, 0.8)
-    frames = _framed_in_cloth(writer, seed)
+    cloth = np.random.default_rng(seed).normal(0, 3.0, writer.frames[0].shape)
+    cloth += np.array([60.0, 110.0, 50.0])
+    frames = []
+    for frame in writer.frames:
+        canvas = frame.astype(np.float32)
+        h, w = canvas.shape[:2]
+        inner = cv2.resize(canvas, (round(tray_share * w), round(tray_share * h)),
+                           interpolation=cv2.INTER_AREA)
+        out = cloth.copy()
+        top, side = (h - inner.shape[0]) // 2, (w - inner.shape[1]) // 2
+        out[top:top + inner.shape[0], side:side + inner.shape[1]] = inner
+        frames.append(np.clip(out + 0.5, 0, 255).astype(np.uint8))
     # The occlusion check watches the whole frame, as the runtime's does when it finds
     # no tray to give it (84-3: a tray that fills the frame).
     watcher = ThrowWatcher(PipRecognizer().read,
