@@ -79,6 +79,14 @@ FAMILIAR_ENROLLED = 1.75
 # at 0.51-0.52 twice (in the one looked into, the first frame's die had been measured a
 # quarter too small: 22.7 pixels for dice of 28-33).
 FAMILIAR_LOOK = 0.6
+# A face enrolled from fewer looks than this (``FaceModel.looks``: one per die kept) gives
+# too few to be near, and the look check is off. Enrolled from one frame of three dice
+# per face, the classic set's own dice lay up to 0.62 from its looks and a frame in ten
+# was taken for another set; from one frame of six, up to 0.59; from three frames of
+# three, 0.52; from 12 looks (two frames of six, three of four), 0.48; from three frames
+# of six, 0.45 (validation, seeds 400-401 in hq-near and hd-bar-far). The camera page
+# asks for three frames of every die showing the face.
+FAMILIAR_LOOKS_MIN = 9
 SET_MEMORY = 30
 SET_MIN_DICE = 3  # fewer dice seen so far say nothing about the set
 # Faces whose models lie closer than this (``separation``) are flagged whenever read;
@@ -183,6 +191,9 @@ class FaceClassifier:
             {f: v for f, v in looks.items() if v is not None}
         )
         self.kin_looks = kin_looks if kin_looks is not None and kin_looks.tells_apart else None
+        # Whether the looks are enough for the set check (``FAMILIAR_LOOKS_MIN``).
+        self._familiar_looks = self.looks is not None and min(
+            len(v or ()) for v in looks.values()) >= FAMILIAR_LOOKS_MIN
         # For each face, the indices of the faces showing the same animal (itself too).
         self._animals = np.array([animal(f) for f in FACES])
         self._kin = [
@@ -216,9 +227,10 @@ class FaceClassifier:
 
     def look_distance(self, appearance: np.ndarray | None) -> float | None:
         """How far a die's look lies from the nearest enrolled die of any animal (mean
-        squared units, ``Looks.distances``); None without enrolled looks or when the
-        die's print cannot be compared (glare over most of it)."""
-        if appearance is None or self.looks is None:
+        squared units, ``Looks.distances``); None without enrolled looks, or too few of
+        them (``FAMILIAR_LOOKS_MIN``), or when the die's print cannot be compared (glare
+        over most of it)."""
+        if appearance is None or self.looks is None or not self._familiar_looks:
             return None
         nearest = min(self.looks.distances(appearance).values())
         return nearest if np.isfinite(nearest) else None

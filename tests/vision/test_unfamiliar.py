@@ -315,3 +315,23 @@ def test_a_set_enrolled_from_small_dice_knows_another_set_by_its_look(artwork, f
             assert sum(d.value is not None and not d.uncertain for d in reading.dice) >= 8
         else:
             assert all(d.uncertain and d.value is None for d in reading.dice)
+
+
+def test_a_face_enrolled_from_too_few_looks_leaves_the_look_check_off(badge_models):
+    # One frame of three dice per face keeps three looks a face: a set's own dice lay
+    # up to 0.62 from so few and a frame in ten was taken for another set. Below
+    # FAMILIAR_LOOKS_MIN looks of any face the set is judged by its colours alone.
+    from companion.vision.faces_classify import FAMILIAR_LOOKS_MIN
+
+    throw = render_throw(640, 10, kind="bock", size=SIZE, artwork="badge")
+    samples, _ = BockRecognizer(models=badge_models).sample(throw.image)
+    looks = [s.features.appearance for s in samples if s.features.appearance is not None]
+    assert looks
+    assert all(len(m.looks) >= FAMILIAR_LOOKS_MIN for m in badge_models.values())
+    full = FaceClassifier(badge_models)
+    assert all(full.look_distance(a) is not None for a in looks)
+    thin = dict(badge_models)
+    thin["goat_red"] = replace(thin["goat_red"], looks=thin["goat_red"].looks[:3])
+    assert all(FaceClassifier(thin).look_distance(a) is None for a in looks)
+    # The look's other uses stay on with few looks (the veto of another animal's look).
+    assert FaceClassifier(thin).looks is not None
