@@ -694,10 +694,6 @@ class BockRecognizer:
                 self.classifier.strangeness(v, _small_allowance(s.region.size / scale))
                 for s, v in looked
             )
-            self._recent_looks.extend(
-                d for d in (self.classifier.look_distance(s.features.appearance)
-                            for s, _ in looked) if d is not None
-            )
         # Second look with the frame's light: the dice read surely give its colour, and
         # every die is read again with its colours (less that cast) counting too.
         tints = [s.features.tint() for s, _ in looked]
@@ -709,6 +705,10 @@ class BockRecognizer:
             ]
         looked = self._by_neighbours(looked)
         if remember:
+            # The looks, measured by the final verdicts (enrolled looks make it run).
+            self._recent_looks.extend(
+                v.look_distance for _, v in looked if v.look_distance is not None
+            )
             self.unfamiliar = (
                 len(self._recent) >= SET_MIN_DICE and float(np.median(self._recent)) > 1.0
             ) or (

@@ -41,6 +41,8 @@ class FaceVerdict:
     distance: float  # normalised distance to the best face's model
     uncertain: bool
     unlike: float | None = None  # pattern distance to the best face's drawing, if checked
+    # The look's distance to the nearest enrolled die (``FaceClassifier.look_distance``).
+    look_distance: float | None = None
 
 
 # Rendered dice of every face, normal and hard light, lie within an RMS distance of 2.1
@@ -230,9 +232,15 @@ class FaceClassifier:
         squared units, ``Looks.distances``); None without enrolled looks, or too few of
         them (``FAMILIAR_LOOKS_MIN``), or when the die's print cannot be compared (glare
         over most of it)."""
-        if appearance is None or self.looks is None or not self._familiar_looks:
+        if appearance is None or self.looks is None:
             return None
-        nearest = min(self.looks.distances(appearance).values())
+        return self._nearest_look(self.looks.distances(appearance))
+
+    def _nearest_look(self, looked: Mapping[str, float] | None) -> float | None:
+        """``look_distance`` from a die's ``Looks.distances``."""
+        if looked is None or not self._familiar_looks:
+            return None
+        nearest = min(looked.values())
         return nearest if np.isfinite(nearest) else None
 
     def classify(self, features: FaceFeatures) -> FaceVerdict:
@@ -372,6 +380,7 @@ class FaceClassifier:
             distance=round(distance, 3),
             uncertain=uncertain,
             unlike=None if unlike is None else round(unlike, 3),
+            look_distance=self._nearest_look(looked),
         )
 
 
