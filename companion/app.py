@@ -30,7 +30,8 @@ log = logging.getLogger("companion")
 def load_recognizer(settings: Settings, recognition: Recognition) -> Recognizer:
     """The recogniser of one kind of dice (``pips`` or ``bock``), with the calibration
     profile when one is set."""
-    path = None if settings.calibration is None else str(settings.calibration)
+    calibration = settings.calibration_file
+    path = None if calibration is None else str(calibration)
     # Each kind imports its own modules only: a Schocken evening never loads the Rock
     # the Bock face models (nor the other way round), which a Pi Zero's memory notices.
     if recognition.kind == "pips":
@@ -149,21 +150,23 @@ def _open_feedback(settings: Settings, notices: list[str]) -> Any:
 def default_settle(settings: Settings) -> SettleDetector:
     """Settle detection with the occlusion check, on the calibration profile when one is set."""
     from companion.vision.occlusion import OcclusionDetector
-    from companion.vision.tray import TrayProfile
+    from companion.vision.tray import load_tray
 
-    profile = None if settings.calibration is None else TrayProfile.load(settings.calibration)
+    calibration = settings.calibration_file
+    profile = None if calibration is None else load_tray(calibration)
     return SettleDetector(settings.settle_seconds, occlusion=OcclusionDetector(profile))
 
 
 def tray_setup(settings: Settings, companion: Companion) -> Any:
     """The dashboard's tray calibration for ``companion``: it writes the configured
-    calibration file (``data_dir/calibration.json`` when none is configured) and rebuilds
-    the recognisers with each saved profile."""
+    calibration file (``data_dir/calibration.json`` when none is configured, read from
+    there at the next start too: ``Settings.calibration_file``) and rebuilds the
+    recognisers with each saved profile."""
     from dataclasses import replace
 
     from companion.tray_setup import TraySetup
 
-    path = settings.calibration or settings.data_dir / "calibration.json"
+    path = settings.calibration or settings.saved_calibration
 
     def apply(_profile: object) -> None:
         calibrated = replace(settings, calibration=path)

@@ -51,6 +51,22 @@ class Settings:
         """The SQLite event log."""
         return self.data_dir / "companion.sqlite3"
 
+    @property
+    def saved_calibration(self) -> Path:
+        """Where the dashboard saves a calibration when ``calibration`` is not set."""
+        return self.data_dir / "calibration.json"
+
+    @property
+    def calibration_file(self) -> Path | None:
+        """The calibration file the companion reads with: ``calibration`` when it is set,
+        else the one the scorekeeper saved on the dashboard (``saved_calibration``) when
+        there is one, else None. Without it, a tray calibrated on the phone was read with
+        only until the next restart (a power cut at the table lost it)."""
+        if self.calibration is not None:
+            return self.calibration
+        saved = self.saved_calibration
+        return saved if saved.is_file() else None
+
 
 _LANGUAGES = ("de", "en")
 _GPIO_MAX = 27  # the Pi's header offers BCM GPIO 0 to 27

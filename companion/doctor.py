@@ -114,17 +114,24 @@ def calibration(settings: Settings, frame_size: tuple[int, int] | None,
                 frame: Any = None) -> Check:
     """The tray profile is set, loads, and was made for the camera's picture shape; with
     a camera ``frame``, the tray is where it was calibrated (``tray_place``)."""
-    from companion.vision.tray import TrayProfile
+    from companion.vision.tray import load_tray
 
-    if settings.calibration is None:
+    path = settings.calibration_file
+    if path is None:
         return Check("calibration", WARN, "no calibration set: the whole picture is the tray",
                      "companion calibrate tray frame.jpg --out calibration/pub.json, "
-                     "then set calibration in the config")
+                     "then set calibration in the config (or calibrate the tray on the"
+                     " camera page)")
     try:
-        profile = TrayProfile.load(settings.calibration)
+        profile = load_tray(path)
     except (OSError, ValueError) as exc:
-        return Check("calibration", FAIL, f"{settings.calibration}: {exc}",
+        return Check("calibration", FAIL, f"{path}: {exc}",
                      "make it again with companion calibrate tray")
+    if profile is None:
+        return Check("calibration", WARN,
+                     f"{path} holds enrolled dice faces but no tray: the whole picture is the tray",
+                     f"companion calibrate tray frame.jpg --out {path}, or calibrate the tray"
+                     " on the camera page")
     w, h = profile.frame_size
     if frame_size is not None and abs(w / h - frame_size[0] / frame_size[1]) > 0.02:
         return Check("calibration", FAIL,
@@ -138,14 +145,14 @@ def calibration(settings: Settings, frame_size: tuple[int, int] | None,
         die *= frame_size[0] / w
     if small_die(die):
         return Check("calibration", WARN,
-                     f"{settings.calibration}: dice are {die:.0f} px across; below "
+                     f"{path}: dice are {die:.0f} px across; below "
                      f"{SMALL_DIE:.0f} px some are read wrong or left to check",
                      f"{SMALL_DIE_FIX}, then calibrate again")
     if frame is not None:
         moved = tray_place(settings, profile, frame)
         if moved is not None:
             return moved
-    return Check("calibration", OK, f"{settings.calibration} ({w}x{h})")
+    return Check("calibration", OK, f"{path} ({w}x{h})")
 
 
 def tray_place(settings: Settings, profile: Any, frame: Any) -> Check | None:
@@ -167,13 +174,13 @@ def tray_place(settings: Settings, profile: Any, frame: Any) -> Check | None:
     shift = find_calibrated(frame, corners, profile.sides, edge)
     if shift is None:
         return Check("calibration", FAIL,
-                     f"{settings.calibration}: the tray is not where it was calibrated, nor"
+                     f"{settings.calibration_file}: the tray is not where it was calibrated, nor"
                      f" within {START_MOVE_EDGES:.0f} die edges (the camera turned, zoomed or"
                      " moved further; or something lies over the tray's rim)",
                      "clear the tray's rim, or calibrate again (the camera page's"
                      " 'Calibrate the tray')")
     return Check("calibration", WARN,
-                 f"{settings.calibration}: the tray lies {shift[0]:+.0f} x {shift[1]:+.0f} px"
+                 f"{settings.calibration_file}: the tray lies {shift[0]:+.0f} x {shift[1]:+.0f} px"
                  " from where it was calibrated; the companion follows it",
                  "calibrate again when there is a moment")
 
@@ -360,8 +367,8 @@ def followed(settings: Settings, occlusion: Any, size: tuple[int, int]) -> Check
     if math.hypot(dx, dy) < 0.5 * (occlusion.die_edge or 0.0) or (dx, dy) == (0.0, 0.0):
         return None
     return Check("calibration", WARN,
-                 f"{settings.calibration}: the tray is read {dx:+.0f} x {dy:+.0f} px from where"
-                 " it was calibrated (the camera or the tray moved; followed)",
+                 f"{settings.calibration_file}: the tray is read {dx:+.0f} x {dy:+.0f} px"
+                 " from where it was calibrated (the camera or the tray moved; followed)",
                  "calibrate again when there is a moment (the camera page's 'Calibrate the"
                  " tray')")
 
@@ -373,8 +380,8 @@ def resized(settings: Settings, watcher: Any) -> Check | None:
         return None
     counted, measured = watcher.resized
     return Check("calibration", WARN,
-                 f"{settings.calibration}: the dice measure {measured:.0f} px, the calibration's"
-                 f" die {counted:.0f} px (counted by the dice's)",
+                 f"{settings.calibration_file}: the dice measure {measured:.0f} px, the"
+                 f" calibration's die {counted:.0f} px (counted by the dice's)",
                  "calibrate again when there is a moment, with a few dice in the tray (the"
                  " camera page's 'Calibrate the tray')")
 

@@ -65,6 +65,33 @@ def test_a_calibration_for_another_frame_shape_fails(tmp_path):
     assert bad.level == "fail" and "1920x1080" in bad.detail and "calibrate again" in bad.fix
 
 
+def test_the_check_reads_the_calibration_saved_on_the_dashboard_and_names_a_faces_only_file(
+    tmp_path,
+):
+    # Without ``calibration`` set, the file the camera page saved in data_dir is the one
+    # checked (the companion reads with it); a file holding only enrolled faces has no
+    # tray: a warning saying so, not a failure.
+    import json
+
+    from companion.vision.tray import TrayProfile
+
+    data = tmp_path / "data"
+    assert doctor.calibration(Settings(data_dir=data), (640, 480)).level == "warn"
+    saved = data / "calibration.json"
+    data.mkdir()
+    TrayProfile((640, 480), ((10, 10), (600, 10), (600, 460), (10, 460)), None,
+                (100, 100, 100)).save(saved)
+    check = doctor.calibration(Settings(data_dir=data), (640, 480))
+    assert check.level == "ok" and str(saved) in check.detail
+    faces = tmp_path / "faces.json"
+    faces.write_text(json.dumps({"faces": {"version": 1, "models": {}}}))
+    check = doctor.calibration(Settings(data_dir=data, calibration=faces), (640, 480))
+    assert check.level == "warn" and "no tray" in check.detail, check
+    faces.write_text(json.dumps({"corners": "nonsense"}))
+    check = doctor.calibration(Settings(data_dir=data, calibration=faces), (640, 480))
+    assert check.level == "fail", check
+
+
 def test_a_tray_moved_since_its_calibration_is_a_warning_and_a_turned_one_fails(tmp_path):
     """With a frame from the camera the check looks whether the tray's sides lie where
     the calibration saw them: in place, ok; moved 40 x 25 px, a warning saying how far

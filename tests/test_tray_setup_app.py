@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 
-from companion.app import tray_setup
+from companion.app import default_recognizers, default_settle, tray_setup
 from companion.config import Settings
 from companion.pipeline import Companion
 from companion.synth.scene import SETUPS, compose
@@ -42,3 +42,52 @@ def test_without_a_configured_file_it_goes_to_the_data_dir(tmp_path, table):
     setup.save([[float(x), float(y)] for x, y in scene.corners])
     assert json.loads(setup.path.read_text())["frame_size"] == [1280, 960]
     assert companion.recognizers["schocken"].load().profile == TrayProfile.load(setup.path)
+
+
+def test_a_calibration_saved_on_the_dashboard_is_read_after_a_restart(tmp_path, table):
+    # Without ``calibration`` in the config the camera page saves to data_dir; a power
+    # cut later, the companion starts with it (before, it started uncalibrated and the
+    # scorekeeper had to calibrate again every evening).
+    settings = Settings(data_dir=tmp_path / "data")
+    assert settings.calibration_file is None
+    companion = Companion(table, {}, SettleDetector(0.6))
+    setup = tray_setup(settings, companion)
+    scene = _frame()
+    setup.keep(scene.frame)
+    setup.save([[float(x), float(y)] for x, y in scene.corners])
+    saved = TrayProfile.load(setup.path)
+    # The restart: settings as configured, recognisers and settle detection built afresh.
+    assert settings.calibration_file == setup.path
+    recognizers = default_recognizers(settings, table.games)
+    assert recognizers["schocken"].load().profile == saved
+    assert recognizers["rockthebock"].load().profile == saved
+    assert default_settle(settings).occlusion.profile == saved
+    # A configured file still wins over the saved one.
+    other = tmp_path / "other.json"
+    moved = TrayProfile(saved.frame_size, tuple((x + 5, y) for x, y in saved.corners),
+                        saved.die_size, saved.floor_bgr)
+    moved.save(other)
+    configured = Settings(data_dir=tmp_path / "data", calibration=other)
+    assert default_recognizers(configured, table.games)["schocken"].load().profile == moved
+
+
+def test_a_calibration_file_with_enrolled_faces_only_starts_without_a_tray(tmp_path, table):
+    # ``companion calibrate faces`` may come before the tray: the file then holds the
+    # faces alone. The companion starts with them (before, loading the tray from it
+    # failed and the companion did not start): pips and settle detection without a
+    # tray, Rock the Bock with the enrolled faces.
+    from companion.synth.render import render_throw
+    from companion.vision.enrol import enrol_face, load_models, save_models
+    from companion.vision.faces_models import builtin_models
+
+    frames = [render_throw(70 + k, 6, kind="bock", faces=["wolf"] * 6).image for k in range(2)]
+    path = tmp_path / "faces.json"
+    save_models(path, {"wolf": enrol_face("wolf", frames).model})
+    assert "corners" not in json.loads(path.read_text())
+    settings = Settings(data_dir=tmp_path / "data", calibration=path)
+    assert default_settle(settings).occlusion.profile is None
+    recognizers = default_recognizers(settings, table.games)
+    assert recognizers["schocken"].load().profile is None
+    bock = recognizers["rockthebock"].load()
+    assert bock.profile is None
+    assert bock.classifier.models["wolf"] == load_models(path)["wolf"] != builtin_models()["wolf"]

@@ -16,7 +16,7 @@ from companion.vision.pipnet import PipNet, load_pipnet
 from companion.vision.pipread import Candidate, count_pips, read_with_net
 from companion.vision.rectify import CANON_DIE, TrayView, tray_view
 from companion.vision.spot import PIP_MODEL, PipSpotter, choose_spotter
-from companion.vision.tray import TrayProfile, find_in_tray
+from companion.vision.tray import TrayProfile, find_in_tray, load_tray
 from companion.vision.types import Die, DieRegion, Reading, VisionError
 
 # The finder's working side for pip dice: a 640-pixel frame halves exactly (OpenCV's
@@ -519,4 +519,5 @@ def load_recognizer(profile_path: str | None, max_dice: int | None = None) -> Pi
     game of ``max_dice`` dice (None: any number)."""
     if profile_path is None:
         return PipRecognizer(max_dice=max_dice)
-    return PipRecognizer(TrayProfile.load(profile_path), max_dice=max_dice)
+    # A file with enrolled Rock the Bock faces only holds no tray yet: read without one.
+    return PipRecognizer(load_tray(profile_path), max_dice=max_dice)

@@ -213,6 +213,27 @@ def find_in_tray(
     return find_dice(frame, finder_options(profile, w, work_side), mask)
 
 
+def load_tray(path: Path | str) -> TrayProfile | None:
+    """The tray calibration in the calibration file at ``path``; None when the file holds
+    none yet (only enrolled Rock the Bock faces: ``companion calibrate faces`` may come
+    first). A missing file or a broken tray section raises ``TrayProfileError``."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise TrayProfileError(
+            f"no tray profile at {path}; run `companion calibrate tray`"
+        ) from None
+    except json.JSONDecodeError as exc:
+        raise TrayProfileError(f"{path} is not valid JSON: {exc}") from None
+    if isinstance(data, dict) and "corners" not in data and "frame_size" not in data:
+        return None
+    try:
+        return TrayProfile.from_dict(data)
+    except TrayProfileError as exc:
+        raise TrayProfileError(f"{path}: {exc}") from None
+
+
 def update_profile_file(path: Path | str, values: dict) -> None:
     """Merge ``values`` into the JSON object stored at ``path`` and write it atomically.
 
