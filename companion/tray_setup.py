@@ -8,7 +8,9 @@ checks the corners, makes the profile from the frame (die size and floor colour,
 ``companion calibrate tray`` does), writes it atomically into the calibration file
 (other sections, such as enrolled faces, are kept) and hands it to ``apply`` so the
 recognisers are rebuilt with it at once. The dashboard reaches it through
-``Table.tray_setup()`` and never touches cv2 itself.
+``Table.tray_setup()`` and never touches cv2 itself. Enrolling the table's Rock the
+Bock dice from the same frames and into the same file is ``faces``
+(``companion.face_setup.FaceSetup``).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from companion.face_setup import FaceSetup
 from companion.hardware.camera import Frame, FrameSource
 from companion.vision.tray import TrayProfile, TrayProfileError
 
@@ -52,7 +55,7 @@ class TraySetup:
     def __init__(
         self,
         path: Path | str,
-        apply: Callable[[TrayProfile], None] | None = None,
+        apply: Callable[[TrayProfile | None], None] | None = None,
         finder: str = "auto",
     ) -> None:
         self.path = Path(path)
@@ -63,6 +66,7 @@ class TraySetup:
         self._frame: np.ndarray | None = None
         self._jpeg: tuple[int, bytes] | None = None  # (id of the frame, its JPEG)
         self._frames = 0
+        self.faces = FaceSetup(self)
 
     def __repr__(self) -> str:
         return f"TraySetup({str(self.path)!r}, finder={self._finder!r})"
@@ -83,6 +87,11 @@ class TraySetup:
         """Whether the camera has sent a frame yet."""
         with self._lock:
             return self._frame is not None
+
+    def latest(self) -> tuple[np.ndarray, int]:
+        """The latest raw frame and its number (frames counted since the start); raises
+        ``NoFrameYet`` before the first."""
+        return self._latest()
 
     def _latest(self) -> tuple[np.ndarray, int]:
         with self._lock:
@@ -118,6 +127,15 @@ class TraySetup:
             return TrayProfile.load(self.path)
         except TrayProfileError:
             return None
+
+    def write(self, save: Callable[[Path], None]) -> None:
+        """Change the calibration file with ``save`` (given its path) and rebuild the
+        recognisers from it, one writer at a time (a tray saved while a face is
+        enrolled keeps both)."""
+        with self._save_lock:
+            save(self.path)
+            if self._apply is not None:
+                self._apply(self.current())
 
     def proposal(self) -> dict[str, Any]:
         """What the page shows: the frame's size and the outline to start from.
@@ -179,10 +197,7 @@ class TraySetup:
         result = calibrate(frame, ordered, self._finder)
         # The companion reads with what the file holds (rounded), as after a restart.
         saved = TrayProfile.from_dict(result.profile.to_dict())
-        with self._save_lock:
-            saved.save(self.path)
-            if self._apply is not None:
-                self._apply(saved)
+        self.write(saved.save)
         profile = saved.to_dict()
         size = profile["die_size"]
         message = f"saved to {self.path}; " + (

@@ -94,7 +94,8 @@ def enrol_face(
     if len(vectors) < MIN_DICE:
         raise FaceModelError(
             f"found only {len(vectors)} dice in {n_frames} frame(s) for {face}; turn at least"
-            f" {MIN_DICE} dice to {face}, lay them apart in the tray and capture again"
+            f" {MIN_DICE} dice to {face}, lay them apart in the tray and capture again",
+            key="enrol_too_few", found=len(vectors), frames=n_frames, least=MIN_DICE,
         )
     data = np.array(vectors, np.float32)
     median = np.median(data, axis=0)
@@ -105,7 +106,8 @@ def enrol_face(
     if len(kept) < MIN_DICE:
         raise FaceModelError(
             f"the dice in the {face} frames disagree with each other; check that every die"
-            f" shows {face} and capture again"
+            f" shows {face} and capture again",
+            key="enrol_disagree",
         )
     spread = np.maximum(kept.std(axis=0), BUILTIN_SPREAD)
     model = FaceModel(

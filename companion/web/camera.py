@@ -1,5 +1,6 @@
-"""The last camera picture with what the recogniser read, when a camera is in use; and
-the scorekeeper's tray calibration (the raw frame, four corners to tap, save)."""
+"""The last camera picture with what the recogniser read, when a camera is in use; the
+scorekeeper's tray calibration (the raw frame, four corners to tap, save); and enrolling
+the table's Rock the Bock dice (a face, three pictures, enrolled)."""
 
 from __future__ import annotations
 
@@ -101,3 +102,34 @@ def tray_save():
         abort(409, description="tray_no_frame")
     # A bad corner list raises a ValueError saying what is wrong: 400, nothing saved.
     return jsonify(setup.save(body["corners"]))
+
+
+# -- enrolling the dice set (scorekeeper only) ----------------------------------------
+
+
+@bp.get("/camera/faces")
+def faces_page() -> str:
+    """The page where the scorekeeper enrols the table's Rock the Bock dice, face by face."""
+    _keeper_tray_setup()
+    return render_template("camera_faces.html")
+
+
+@bp.get("/camera/faces.json")
+def faces_status() -> Response:
+    """Which faces are enrolled (from how many dice) and how many pictures of each are
+    taken so far."""
+    return jsonify(_keeper_tray_setup().faces.status())
+
+
+@bp.post("/camera/faces")
+def faces_capture():
+    """Take the latest frame as a picture of one face; the last picture enrols it."""
+    setup = _keeper_tray_setup()
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict) or "face" not in body:
+        return error_response(400, 'send JSON like {"face": "wolf"}')
+    if not setup.has_frame():
+        abort(409, description="tray_no_frame")
+    # A bad face, a frame without dice or pictures that disagree raise a ValueError
+    # saying what is wrong: 400, nothing counted or written.
+    return jsonify(setup.faces.capture(body["face"]))
