@@ -150,18 +150,7 @@ class TrayProfile:
     def load(cls, path: Path | str) -> TrayProfile:
         """Read a profile saved by ``save``; errors name the file and the problem."""
         path = Path(path)
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise TrayProfileError(
-                f"no tray profile at {path}; run `companion calibrate tray`"
-            ) from None
-        except json.JSONDecodeError as exc:
-            raise TrayProfileError(f"{path} is not valid JSON: {exc}") from None
-        try:
-            return cls.from_dict(data)
-        except TrayProfileError as exc:
-            raise TrayProfileError(f"{path}: {exc}") from None
+        return _profile_of(path, _read_json(path))
 
 
 def _sides(data: object, corners: int) -> np.ndarray | None:
@@ -218,16 +207,26 @@ def load_tray(path: Path | str) -> TrayProfile | None:
     none yet (only enrolled Rock the Bock faces: ``companion calibrate faces`` may come
     first). A missing file or a broken tray section raises ``TrayProfileError``."""
     path = Path(path)
+    data = _read_json(path)
+    if isinstance(data, dict) and "corners" not in data and "frame_size" not in data:
+        return None
+    return _profile_of(path, data)
+
+
+def _read_json(path: Path) -> object:
+    """The JSON in the calibration file at ``path``; ``TrayProfileError`` saying why not."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise TrayProfileError(
             f"no tray profile at {path}; run `companion calibrate tray`"
         ) from None
     except json.JSONDecodeError as exc:
         raise TrayProfileError(f"{path} is not valid JSON: {exc}") from None
-    if isinstance(data, dict) and "corners" not in data and "frame_size" not in data:
-        return None
+
+
+def _profile_of(path: Path, data: object) -> TrayProfile:
+    """The tray profile in ``data`` read from ``path``; errors name the file."""
     try:
         return TrayProfile.from_dict(data)
     except TrayProfileError as exc:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from browser import become_scorekeeper, shot
 from conftest import BOCK_SETUP, PIN
-from test_face_enrolment import Applied, pictures
+from test_face_enrolment import pictures
+from test_tray_calibration import Applied
 
 from companion.tray_setup import TraySetup
 from companion.vision.enrol import load_models

@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pytest
 from conftest import BOCK_SETUP, PIN, SCHOCKEN_SETUP, post, unlock
+from test_tray_calibration import Applied
 
 from companion.face_setup import PICTURES
 from companion.synth.render import render_throw
@@ -20,16 +21,6 @@ from companion.web.i18n import translate
 def pictures(face: str, seed: int, count: int = PICTURES) -> list[np.ndarray]:
     """Frames of six dice all showing ``face``, each throw laid out anew."""
     return [render_throw(seed + k, 6, kind="bock", faces=[face] * 6).image for k in range(count)]
-
-
-class Applied:
-    """Stands in for rebuilding the recognisers: counts the rebuilds and what they got."""
-
-    def __init__(self) -> None:
-        self.profiles: list[object] = []
-
-    def __call__(self, profile: object) -> None:
-        self.profiles.append(profile)
 
 
 @pytest.fixture
