@@ -161,19 +161,26 @@ def tray_setup(settings: Settings, companion: Companion) -> Any:
     """The dashboard's tray calibration for ``companion``: it writes the configured
     calibration file (``data_dir/calibration.json`` when none is configured, read from
     there at the next start too: ``Settings.calibration_file``) and rebuilds the
-    recognisers with each saved profile."""
+    recognisers with each saved profile. Settle detection starts afresh only when the
+    tray changed: a face enrolled mid-evening (the same file, ``TraySetup.faces``) keeps
+    the tray as watched (its reference, a knock followed), not its start-up checks again."""
     from dataclasses import replace
 
     from companion.tray_setup import TraySetup
+    from companion.vision.tray import TrayProfile
 
     path = settings.calibration or settings.saved_calibration
 
-    def apply(_profile: object) -> None:
+    def apply(profile: TrayProfile | None) -> None:
         calibrated = replace(settings, calibration=path)
         recognizers = default_recognizers(calibrated, companion.table.games)
         preload(recognizers, _active_game(companion.table))
-        companion.use_recognizers(recognizers, default_settle(calibrated))
-        log.info("tray calibration saved to %s; recognisers rebuilt", path)
+        occlusion = companion.settle.occlusion
+        watched = None if occlusion is None else occlusion.calibrated
+        settle = None if profile == watched else default_settle(calibrated)
+        companion.use_recognizers(recognizers, settle)
+        log.info("calibration saved to %s; recognisers rebuilt%s", path,
+                 "" if settle is None else ", the tray watched afresh")
 
     return TraySetup(path, apply)
 

@@ -91,3 +91,34 @@ def test_a_calibration_file_with_enrolled_faces_only_starts_without_a_tray(tmp_p
     bock = recognizers["rockthebock"].load()
     assert bock.profile is None
     assert bock.classifier.models["wolf"] == load_models(path)["wolf"] != builtin_models()["wolf"]
+
+
+def test_a_face_enrolled_on_the_dashboard_is_read_with_at_once_and_keeps_the_tray_watched(
+    tmp_path, table
+):
+    # The third picture of a face enrols it: the Rock the Bock recogniser reads with it
+    # from the next frame, while settle detection keeps watching the tray as it did (a
+    # new tray calibration starts it afresh; a face changes nothing there).
+    from companion.synth.render import render_throw
+    from companion.vision.enrol import load_models
+
+    settings = Settings(data_dir=tmp_path / "data")
+    companion = Companion(table, {}, default_settle(settings))
+    setup = tray_setup(settings, companion)
+    scene = _frame()
+    setup.keep(scene.frame)
+    setup.save([[float(x), float(y)] for x, y in scene.corners])
+    watching = companion.settle
+    assert watching.occlusion.profile == TrayProfile.load(setup.path)
+    for k in range(3):
+        setup.keep(render_throw(380 + k, 6, kind="bock", faces=["bock"] * 6).image)
+        setup.faces.capture("bock")
+    enrolled = load_models(setup.path)["bock"]
+    assert companion.recognizers["rockthebock"].load().classifier.models["bock"] == enrolled
+    assert companion.settle is watching
+    # A new tray calibration does start it afresh, and keeps the face.
+    setup.keep(scene.frame)
+    corners = [[float(x) + 4, float(y)] for x, y in scene.corners]
+    setup.save(corners)
+    assert companion.settle is not watching
+    assert load_models(setup.path)["bock"] == enrolled
