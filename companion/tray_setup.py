@@ -91,9 +91,6 @@ class TraySetup:
     def latest(self) -> tuple[np.ndarray, int]:
         """The latest raw frame and its number (frames counted since the start); raises
         ``NoFrameYet`` before the first."""
-        return self._latest()
-
-    def _latest(self) -> tuple[np.ndarray, int]:
         with self._lock:
             if self._frame is None:
                 raise NoFrameYet(
@@ -107,7 +104,7 @@ class TraySetup:
         from companion.vision.annotate import to_jpeg
 
         try:
-            frame, number = self._latest()
+            frame, number = self.latest()
         except NoFrameYet:
             return None
         cached = self._jpeg
@@ -147,7 +144,7 @@ class TraySetup:
         """
         from companion.vision.trayfind import TrayNotFound, find_tray
 
-        frame, _ = self._latest()
+        frame, _ = self.latest()
         h, w = frame.shape[:2]
         current = self.current()
         saved = None
@@ -190,7 +187,7 @@ class TraySetup:
         from companion.vision.trayfind import clockwise
 
         points = parse_corner_list(corners)
-        frame, _ = self._latest()
+        frame, _ = self.latest()
         h, w = frame.shape[:2]
         # Tapped in any order: put clockwise from top-left first, then checked.
         ordered = check_corners(clockwise(np.array(points, np.float64)), (w, h))

@@ -2,6 +2,8 @@
 // the dice showing it; the companion counts the pictures and enrols the face with the last.
 "use strict";
 (function () {
+  let needed = 0; // pictures a face needs (the companion says how many)
+
   function $(id) { return document.getElementById(id); }
 
   function faceName(face) { return DC.t("face_" + face); }
@@ -13,7 +15,7 @@
     img.src = "/camera/tray/frame.jpg?t=" + Date.now();
   }
 
-  function state(entry, needed) {
+  function state(entry) {
     if (entry.pictures > 0) return DC.t("faces_pictures", { n: entry.pictures, needed: needed });
     if (entry.enrolled !== null) return DC.t("faces_enrolled_from", { n: entry.enrolled });
     return DC.t("faces_builtin");
@@ -25,36 +27,25 @@
         DC.el("button", { type: "button", class: "primary", "data-face": entry.face,
                           onclick: function () { capture(entry.face); } }, faceName(entry.face)),
         " ",
-        DC.el("span", { class: "muted", "data-state": entry.face }, state(entry, data.pictures)));
+        DC.el("span", { class: "muted", "data-state": entry.face }, state(entry)));
     }));
   }
 
   async function load() {
-    let response;
-    try {
-      response = await fetch("/camera/faces.json", { headers: { Accept: "application/json" }, credentials: "same-origin" });
-    } catch (err) {
-      DC.status(DC.t("js_offline"), true);
-      return;
-    }
-    let data = null;
-    try { data = await response.json(); } catch (err) { data = null; }
-    if (!response.ok) {
-      DC.status((data && data.error) || DC.t("js_failed", { status: response.status }), true);
-      return;
-    }
+    const data = await DC.getJSON("/camera/faces.json");
+    if (!data) return;
+    needed = data.pictures;
     render(data);
     showFrame();
   }
 
   async function capture(face) {
     const data = await DC.post("/camera/faces", { face: face });
-    showFrame();
     if (!data) { load(); return; }
     const note = $("faces-note");
     const name = faceName(face);
     if (data.enrolled === undefined) {
-      note.textContent = DC.t("faces_taken", { n: data.pictures, needed: 3, face: name, dice: data.dice });
+      note.textContent = DC.t("faces_taken", { n: data.pictures, needed: needed, face: name, dice: data.dice });
     } else {
       note.textContent = DC.t("faces_done", { face: name, n: data.enrolled, dropped: data.dropped });
       if (data.confusable) note.textContent += " " + DC.t("faces_confusable", { face: name, other: faceName(data.nearest) });

@@ -98,13 +98,8 @@
 
   async function load() {
     $("tray-saved").hidden = true;
-    const response = await fetch("/camera/tray.json", { headers: { Accept: "application/json" } });
-    let data = null;
-    try { data = await response.json(); } catch (err) { data = null; }
-    if (!response.ok) {
-      DC.status((data && data.error) || DC.t("js_failed", { status: response.status }), true);
-      return;
-    }
+    const data = await DC.getJSON("/camera/tray.json");
+    if (!data) return;
     size = data.frame_size;
     corners = data.corners;
     tapping = null;

@@ -68,6 +68,24 @@
     box.className = "status" + (message && isError ? " error" : "");
   };
 
+  // GET a page's JSON; on failure the status line says why and the answer is null.
+  DC.getJSON = async function (url) {
+    let response;
+    try {
+      response = await fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" });
+    } catch (err) {
+      DC.status(DC.t("js_offline"), true);
+      return null;
+    }
+    let data = null;
+    try { data = await response.json(); } catch (err) { data = null; }
+    if (!response.ok) {
+      DC.status((data && data.error) || DC.t("js_failed", { status: response.status }), true);
+      return null;
+    }
+    return data;
+  };
+
   // POST with the CSRF token; the server answers JSON (a snapshot, or {error}).
   DC.post = async function (url, body, statusBox) {
     const say = function (message, isError) {
