@@ -27,6 +27,10 @@ from companion.vision.types import Reading
 log = logging.getLogger("companion")
 
 
+# The kind of dice whose recogniser reads the enrolled faces of the calibration file.
+FACES_KIND = "bock"
+
+
 def load_recognizer(settings: Settings, recognition: Recognition) -> Recognizer:
     """The recogniser of one kind of dice (``pips`` or ``bock``), with the calibration
     profile when one is set."""
@@ -38,7 +42,7 @@ def load_recognizer(settings: Settings, recognition: Recognition) -> Recognizer:
         from companion.vision import recognizer
 
         return recognizer.load_recognizer(path, max_dice=recognition.max_dice)
-    if recognition.kind == "bock":
+    if recognition.kind == FACES_KIND:
         from companion.vision import enrol
 
         return enrol.load_recognizer(path)
@@ -161,9 +165,11 @@ def tray_setup(settings: Settings, companion: Companion) -> Any:
     """The dashboard's tray calibration for ``companion``: it writes the configured
     calibration file (``data_dir/calibration.json`` when none is configured, read from
     there at the next start too: ``Settings.calibration_file``) and rebuilds the
-    recognisers with each saved profile. Settle detection starts afresh only when the
-    tray changed: a face enrolled mid-evening (the same file, ``TraySetup.faces``) keeps
-    the tray as watched (its reference, a knock followed), not its start-up checks again."""
+    recognisers with each saved profile. Settle detection and the pip recogniser start
+    afresh only when the tray changed: a face enrolled mid-evening (the same file,
+    ``TraySetup.faces``) keeps the tray as watched (its reference, a knock followed), not
+    its start-up checks again, and the pip dice as measured (their size, a tray found in
+    the frame); only the Rock the Bock recogniser, which reads the faces, is rebuilt."""
     from dataclasses import replace
 
     from companion.tray_setup import TraySetup
@@ -174,13 +180,22 @@ def tray_setup(settings: Settings, companion: Companion) -> Any:
     def apply(profile: TrayProfile | None) -> None:
         calibrated = replace(settings, calibration=path)
         recognizers = default_recognizers(calibrated, companion.table.games)
-        preload(recognizers, _active_game(companion.table))
         occlusion = companion.settle.occlusion
         watched = None if occlusion is None else occlusion.calibrated
         settle = None if profile == watched else default_settle(calibrated)
-        companion.use_recognizers(recognizers, settle)
-        log.info("calibration saved to %s; recognisers rebuilt%s", path,
-                 "" if settle is None else ", the tray watched afresh")
+        use: Mapping[str, Any] = recognizers
+        if settle is None:
+            # The same tray: what reads no faces reads on as it was.
+            use = {
+                game: companion.recognizers.get(game, fresh)
+                if fresh.recognition.kind != FACES_KIND else fresh
+                for game, fresh in recognizers.items()
+            }
+        preload(use, _active_game(companion.table))
+        companion.use_recognizers(use, settle)
+        log.info("calibration saved to %s; %s", path,
+                 "the faces' recogniser rebuilt" if settle is None
+                 else "recognisers rebuilt, the tray watched afresh")
 
     return TraySetup(path, apply)
 

@@ -110,15 +110,20 @@ def test_a_face_enrolled_on_the_dashboard_is_read_with_at_once_and_keeps_the_tra
     setup.save([[float(x), float(y)] for x, y in scene.corners])
     watching = companion.settle
     assert watching.occlusion.profile == TrayProfile.load(setup.path)
+    # The pip dice as the evening measured them (their size, a tray found) stay with
+    # the pip recogniser: a face is nothing it reads.
+    pips = companion.recognizers["schocken"]
     for k in range(3):
         setup.keep(render_throw(380 + k, 6, kind="bock", faces=["bock"] * 6).image)
         setup.faces.capture("bock")
     enrolled = load_models(setup.path)["bock"]
     assert companion.recognizers["rockthebock"].load().classifier.models["bock"] == enrolled
     assert companion.settle is watching
-    # A new tray calibration does start it afresh, and keeps the face.
+    assert companion.recognizers["schocken"] is pips
+    # A new tray calibration does start them afresh, and keeps the face.
     setup.keep(scene.frame)
     corners = [[float(x) + 4, float(y)] for x, y in scene.corners]
     setup.save(corners)
     assert companion.settle is not watching
+    assert companion.recognizers["schocken"] is not pips
     assert load_models(setup.path)["bock"] == enrolled
