@@ -76,13 +76,8 @@ class FaceSetup:
         """
         from companion.vision.enrol import enrol_face, save_models
         from companion.vision.faces_classify import MIN_SEPARATION
-        from companion.vision.faces_look import FACES
 
-        if not isinstance(face, str) or face not in FACES:
-            raise VisionError(
-                f"unknown face {face!r}; use one of {', '.join(FACES)}",
-                key="faces_unknown", face=str(face)[:40],
-            )
+        face = _face(face)
         frame, number = self._tray.latest()
         recognizer = self._recognizer()
         samples, _ = recognizer.sample(frame)
@@ -125,6 +120,18 @@ class FaceSetup:
             "confusable": result.separation < MIN_SEPARATION,
         }
 
+    def start_again(self, face: object) -> dict[str, Any]:
+        """Drop the pictures of ``face`` taken so far (a wrong face tapped, dice that
+        moved over): it starts from its first picture again, and the frame taken last
+        may be taken again (for the face it showed). Returns ``face`` and ``dropped``
+        (how many pictures). Raises a ``VisionError`` for an unknown face."""
+        face = _face(face)
+        with self._lock:
+            dropped = len(self._pictures.pop(face, []))
+            if dropped:
+                self._last_frame = None
+        return {"face": face, "dropped": dropped}
+
     def _recognizer(self) -> Any:
         """The recogniser ``companion calibrate faces`` measures with: the calibration
         file's tray and faces when there is a file, else the plain one."""
@@ -140,3 +147,15 @@ class FaceSetup:
 
         path = self._tray.path
         return load_models(path) if path.is_file() else {}
+
+
+def _face(face: object) -> str:
+    """``face`` when it is one of the set's faces; else a ``VisionError`` saying so."""
+    from companion.vision.faces_look import FACES
+
+    if not isinstance(face, str) or face not in FACES:
+        raise VisionError(
+            f"unknown face {face!r}; use one of {', '.join(FACES)}",
+            key="faces_unknown", face=str(face)[:40],
+        )
+    return face

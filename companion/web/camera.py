@@ -133,3 +133,13 @@ def faces_capture():
     # A bad face, a frame without dice or pictures that disagree raise a ValueError
     # saying what is wrong: 400, nothing counted or written.
     return jsonify(setup.faces.capture(body["face"]))
+
+
+@bp.post("/camera/faces/again")
+def faces_start_again():
+    """Drop the pictures of one face taken so far: it starts from its first again."""
+    setup = _keeper_tray_setup()
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict) or "face" not in body:
+        return error_response(400, 'send JSON like {"face": "wolf"}')
+    return jsonify(setup.faces.start_again(body["face"]))

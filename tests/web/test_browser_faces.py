@@ -51,3 +51,16 @@ def test_the_keeper_enrols_a_face_in_three_taps(server, phone, tmp_path):
     keeper.wait_for_selector("#status.error")
     assert "schon aufgenommen" in keeper.inner_text("#status")
     assert keeper.inner_text("[data-state='bock']") == "eingebaut"
+    # A picture of the bock taken by mistake is dropped with "Neu beginnen".
+    assert keeper.locator("[data-again]").count() == 0
+    setup.keep(pictures("bock", 375, 1)[0])
+    keeper.click("#faces button[data-face='bock']")
+    keeper.wait_for_selector("[data-again='bock']")
+    assert keeper.inner_text("[data-state='bock']") == "1 von 3 Bildern"
+    assert keeper.inner_text("[data-again='bock']") == "Neu beginnen"
+    keeper.click("[data-again='bock']")
+    keeper.wait_for_function(
+        "document.querySelector(\"[data-state='bock']\").textContent === 'eingebaut'")
+    assert keeper.locator("[data-again]").count() == 0
+    assert "Bilder von Bock sind verworfen" in keeper.inner_text("#faces-note")
+    assert not keeper.locator("#status.error").is_visible()

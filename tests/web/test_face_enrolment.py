@@ -119,6 +119,38 @@ def test_a_picture_without_dice_or_the_same_frame_again_is_refused(keeper, setup
     assert not setup.path.exists() and applied.profiles == []
 
 
+def test_a_face_started_again_drops_its_pictures_so_far(keeper, setup, applied):
+    # The wolf tapped while the dice showed the bock: that picture is dropped, and the
+    # same frame may then be taken for the bock (it is not "taken already").
+    frame = pictures("bock", 390, 1)[0]
+    setup.keep(frame)
+    assert _capture(keeper, "wolf").get_json()["pictures"] == 1
+    response = post(keeper, "/camera/faces/again?lang=en", json={"face": "wolf"})
+    assert response.status_code == 200
+    assert response.get_json() == {"face": "wolf", "dropped": 1}
+    state = keeper.get("/camera/faces.json").get_json()["faces"]
+    assert all(f["pictures"] == 0 for f in state)
+    assert _capture(keeper, "bock").get_json()["pictures"] == 1
+    # Starting a face with no pictures again drops nothing, and keeps the other's.
+    again = post(keeper, "/camera/faces/again?lang=en", json={"face": "wolf"})
+    assert again.get_json() == {"face": "wolf", "dropped": 0}
+    state = keeper.get("/camera/faces.json").get_json()["faces"]
+    assert next(f for f in state if f["face"] == "bock")["pictures"] == 1
+    # Nothing was ever written.
+    assert not setup.path.exists() and applied.profiles == []
+
+
+@pytest.mark.parametrize("body", [{"face": "sheep"}, {"face": 3}, {"faces": "wolf"}, ["wolf"]])
+def test_starting_a_bad_face_again_is_400_and_changes_nothing(keeper, setup, body):
+    setup.keep(pictures("wolf", 395, 1)[0])
+    assert _capture(keeper, "wolf").get_json()["pictures"] == 1
+    response = post(keeper, "/camera/faces/again?lang=en", json=body)
+    assert response.status_code == 400
+    assert "face" in response.get_json()["error"]
+    state = keeper.get("/camera/faces.json").get_json()["faces"]
+    assert next(f for f in state if f["face"] == "wolf")["pictures"] == 1
+
+
 @pytest.mark.parametrize("body", [{"face": "sheep"}, {"face": 3}, {"face": None}, {"faces": "wolf"},
                                   ["wolf"]])
 def test_a_bad_face_is_400_and_changes_nothing(keeper, setup, applied, body):
@@ -137,6 +169,7 @@ def test_only_the_keeper_may_enrol(client, table, setup, applied):
     for url in ("/camera/faces", "/camera/faces.json"):
         assert client.get(url).status_code == 403
     assert _capture(client, "wolf").status_code == 403
+    assert post(client, "/camera/faces/again", json={"face": "wolf"}).status_code == 403
     assert b'id="faces-link"' not in client.get("/camera").data
     unlock(client, game)
     # Without the CSRF token even the keeper is refused.

@@ -23,12 +23,28 @@
 
   function render(data) {
     DC.put($("faces"), data.faces.map(function (entry) {
+      const again = entry.pictures > 0
+        ? DC.el("button", { type: "button", "data-again": entry.face,
+                            onclick: function () { startAgain(entry.face); } }, DC.t("faces_again"))
+        : "";
       return DC.el("li", { "data-face": entry.face },
         DC.el("button", { type: "button", class: "primary", "data-face": entry.face,
                           onclick: function () { capture(entry.face); } }, faceName(entry.face)),
         " ",
-        DC.el("span", { class: "muted", "data-state": entry.face }, state(entry)));
+        DC.el("span", { class: "muted", "data-state": entry.face }, state(entry)),
+        " ", again);
     }));
+  }
+
+  // A wrong face tapped, or dice that moved over: that face's pictures so far are dropped.
+  async function startAgain(face) {
+    const data = await DC.post("/camera/faces/again", { face: face });
+    if (data) {
+      const note = $("faces-note");
+      note.textContent = DC.t("faces_restarted", { face: faceName(face), needed: needed });
+      note.hidden = false;
+    }
+    load();
   }
 
   async function load() {
