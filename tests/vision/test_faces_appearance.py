@@ -12,7 +12,7 @@ from bockenrol import enrolled_models
 from companion.synth.render import render_throw
 from companion.vision.enrol import load_models, save_models
 from companion.vision.faces_appearance import APPEARANCE_LENGTH, Looks, animal, appearance
-from companion.vision.faces_classify import LOOK_VETO, FaceClassifier
+from companion.vision.faces_classify import LOOK_FAR, LOOK_VETO, FaceClassifier
 from companion.vision.faces_features import face_features
 from companion.vision.faces_look import FACES
 from companion.vision.faces_models import MAX_LOOKS, FaceModel, FaceModelError
@@ -90,6 +90,27 @@ def test_a_die_whose_print_is_another_animals_is_not_read_surely(badge_models):
         # Without looks (built-in or older models) nothing changes.
         old = FaceClassifier({f: replace(m, looks=None) for f, m in badge_models.items()})
         assert old.classify(fooled).face == "wolf"
+
+
+def test_a_die_whose_print_looks_like_no_enrolled_die_is_not_read_surely(badge_models):
+    classifier = FaceClassifier(badge_models)
+    own = render_throw(960, 6, kind="bock", size=SIZE, artwork="badge", faces=list(FACES))
+    # The same faces drawn by another maker: prints the enrolled set never showed.
+    other = render_throw(960, 6, kind="bock", size=SIZE, artwork="etched", faces=list(FACES))
+    far = 0
+    for die, stranger in zip(own.dice, other.dice, strict=True):
+        feats = face_features(own.image, die.center, die.size, die.angle)
+        verdict = classifier.classify(feats)
+        assert verdict.face == die.value and verdict.look_distance <= LOOK_FAR
+        # Its colours kept, its print another set's: where that lies far from every
+        # enrolled die, the die is flagged (still proposing the face its colours say).
+        strange = replace(feats, appearance=face_features(
+            other.image, stranger.center, stranger.size, stranger.angle).appearance)
+        verdict = classifier.classify(strange)
+        if verdict.look_distance > LOOK_FAR:
+            far += 1
+            assert verdict.uncertain and verdict.face is None and verdict.best == die.value
+    assert far >= 2
 
 
 @pytest.fixture(scope="module")
