@@ -10,7 +10,8 @@ face, once it holds a die; the last one enrols the face from them as the command
 into the calibration file (the tray and the other faces are kept) and rebuilds the
 recognisers with it at once (``TraySetup.write``). Nothing is written until a face's
 pictures are complete and agree; a picture that shows no die, or the same frame again,
-is refused and not counted.
+is refused and not counted; ``start_again`` drops a face's pictures so far (a wrong
+face tapped).
 """
 
 from __future__ import annotations

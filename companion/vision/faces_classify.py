@@ -2,8 +2,9 @@
 
 The nearest face model (``faces_models``) by normalised distance over the features
 (``faces_features``), with a tempered posterior as confidence. A die whose features are
-far from every model, or close to two, or unlike its face's drawing, is reported
-uncertain with no value instead of a guess.
+far from every model, or close to two, or unlike its face's drawing, or (in an enrolled
+set) whose look is like none of the enrolled dice (``LOOK_FAR``), is reported uncertain
+with no value instead of a guess.
 
 The ratios cancel a colour cast only where the darker colour is a true colour too. A set
 whose goats are dark prints on their colour (the renderer's ``stencil`` artwork: lime and
