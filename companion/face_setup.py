@@ -11,12 +11,17 @@ into the calibration file (the tray and the other faces are kept) and rebuilds t
 recognisers with it at once (``TraySetup.write``). Nothing is written until a face's
 pictures are complete and agree; a picture that shows no die, or the same frame again,
 is refused and not counted; ``start_again`` drops a face's pictures so far (a wrong
-face tapped).
+face tapped). Pictures of a face not yet complete are kept on disk too (``pending_dir``),
+so a restart in the middle loses none.
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import os
 import threading
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -30,15 +35,29 @@ if TYPE_CHECKING:
 # every face: a set known by its look needs ``FAMILIAR_LOOKS_MIN`` looks of each).
 PICTURES = 3
 
+log = logging.getLogger("companion")
+
 
 class FaceSetup:
-    """Pictures taken so far of each face, and enrolling a face once they are complete."""
+    """Pictures taken so far of each face, and enrolling a face once they are complete.
+
+    A face's pictures before its last are also kept on disk beside the calibration file
+    (``pending_dir``: ``<face>-<n>.png``, each written atomically), so a restart in the
+    middle of enrolling (a power cut, an update) loses none of them; they are read back
+    when the companion starts and removed once the face is enrolled or started again.
+    """
 
     def __init__(self, tray: TraySetup) -> None:
         self._tray = tray
         self._lock = threading.Lock()
-        self._pictures: dict[str, list[np.ndarray]] = {}
+        self._pictures: dict[str, list[np.ndarray]] = self._kept()
         self._last_frame: int | None = None  # number of the frame taken last
+
+    @property
+    def pending_dir(self) -> Path:
+        """Where pictures of faces not yet enrolled are kept: ``<calibration>.pictures``."""
+        path = self._tray.path
+        return path.with_name(path.name + ".pictures")
 
     def __repr__(self) -> str:
         return f"FaceSetup({str(self._tray.path)!r})"
@@ -97,9 +116,11 @@ class FaceSetup:
             pictures = self._pictures.setdefault(face, [])
             pictures.append(frame)
             if len(pictures) < PICTURES:
+                self._keep(face, len(pictures), frame)
                 return {"face": face, "pictures": len(pictures), "dice": len(samples)}
             frames = list(pictures)
             del self._pictures[face]
+            self._forget(face)
         # Enrolled as ``companion calibrate faces`` enrols: the same recogniser, the faces
         # enrolled so far; a failure (too few dice, dice that disagree) drops the pictures.
         result = enrol_face(face, frames, recognizer, self._enrolled())
@@ -129,9 +150,74 @@ class FaceSetup:
         face = _face(face)
         with self._lock:
             dropped = len(self._pictures.pop(face, []))
+            self._forget(face)
             if dropped:
                 self._last_frame = None
         return {"face": face, "dropped": dropped}
+
+    # -- pictures kept across a restart ------------------------------------------
+
+    def _keep(self, face: str, number: int, frame: np.ndarray) -> None:
+        """Write picture ``number`` of ``face`` into ``pending_dir`` (a temporary file
+        renamed into place: a power cut leaves the picture whole or not there). A picture
+        that cannot be written is still counted now, and the log says so."""
+        import cv2
+
+        target = self.pending_dir / f"{face}-{number}.png"
+        temporary = target.with_name(target.name + ".tmp")
+        try:
+            ok, data = cv2.imencode(".png", frame, [cv2.IMWRITE_PNG_COMPRESSION, 1])
+            if not ok:
+                raise OSError("the picture could not be encoded")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with temporary.open("wb") as fh:
+                fh.write(data.tobytes())
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(temporary, target)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                temporary.unlink()
+            log.warning("picture %d of %s not kept on disk (%s): it is lost on a restart",
+                        number, face, exc)
+
+    def _forget(self, face: str) -> None:
+        """Remove the pictures of ``face`` kept in ``pending_dir``."""
+        folder = self.pending_dir
+        if not folder.is_dir():
+            return
+        for path in folder.glob(f"{face}-*.png*"):
+            with contextlib.suppress(OSError):
+                path.unlink()
+
+    def _kept(self) -> dict[str, list[np.ndarray]]:
+        """The pictures of each face kept in ``pending_dir`` by an earlier run, in the
+        order they were taken. A face whose kept pictures are not 1, 2, ... up to one
+        short of ``PICTURES``, or one of which cannot be read as a picture, starts
+        again (its files are removed, the log says why); other files are left alone."""
+        from companion.vision.faces_look import FACES
+
+        folder = self.pending_dir
+        if not folder.is_dir():
+            return {}
+        import cv2
+
+        kept: dict[str, list[np.ndarray]] = {}
+        for face in FACES:
+            files = sorted(folder.glob(f"{face}-*.png"))
+            if not files:
+                continue
+            numbers = sorted(path.stem[len(face) + 1:] for path in files)
+            frames = [cv2.imread(str(folder / f"{face}-{n}.png")) for n in numbers]
+            expected = [str(n) for n in range(1, len(files) + 1)]
+            if numbers != expected or len(files) >= PICTURES or any(f is None for f in frames):
+                log.warning("pictures of %s kept in %s are not whole (%s); that face starts"
+                            " again", face, folder, ", ".join(p.name for p in files))
+                self._forget(face)
+                continue
+            kept[face] = [f for f in frames if f is not None]
+            log.info("%d picture(s) of %s taken before the restart are kept", len(files), face)
+        return kept
 
     def _recognizer(self) -> Any:
         """The recogniser ``companion calibrate faces`` measures with: the calibration

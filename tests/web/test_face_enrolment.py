@@ -184,3 +184,46 @@ def test_without_a_camera_or_a_frame(keeper, table, tmp_path, applied):
     table.attach_tray_setup(TraySetup(tmp_path / "pub.json", applied))
     response = _capture(keeper, "wolf")
     assert response.status_code == 409 and applied.profiles == []
+
+
+def test_pictures_taken_before_a_restart_are_kept(keeper, table, setup, applied):
+    frames = pictures("goat_red", 370)
+    for frame in frames[:2]:
+        setup.keep(frame)
+        assert _capture(keeper, "goat_red").status_code == 200
+    setup.keep(pictures("bock", 375, 1)[0])
+    assert _capture(keeper, "bock").get_json()["pictures"] == 1
+    assert post(keeper, "/camera/faces/again?lang=en", json={"face": "bock"}).status_code == 200
+    kept = sorted(p.name for p in setup.faces.pending_dir.iterdir())
+    assert kept == ["goat_red-1.png", "goat_red-2.png"]
+    # The companion starts again (a power cut): the two pictures are there, the bock's
+    # dropped one is not.
+    again = TraySetup(setup.path, applied)
+    table.attach_tray_setup(again)
+    state = keeper.get("/camera/faces.json").get_json()["faces"]
+    assert {f["face"]: f["pictures"] for f in state if f["pictures"]} == {"goat_red": 2}
+    again.keep(frames[2])
+    done = _capture(keeper, "goat_red").get_json()
+    assert done["pictures"] == 0 and done["enrolled"] > 0
+    # Enrolled from the same three frames as without the restart; nothing left pending.
+    learnt = enrol_face("goat_red", frames).model
+    assert load_models(again.path)["goat_red"] == FaceModel.from_dict("goat_red", learnt.to_dict())
+    assert list(again.faces.pending_dir.iterdir()) == []
+
+
+def test_broken_kept_pictures_start_their_face_again(keeper, table, setup, applied, caplog):
+    folder = setup.faces.pending_dir
+    folder.mkdir(parents=True)
+    frame = pictures("wolf", 380, 1)[0]
+    setup.keep(frame)
+    assert _capture(keeper, "wolf").status_code == 200
+    (folder / "bock-1.png").write_bytes(b"not a picture")  # cut off mid-write
+    (folder / "goat_blue-2.png").write_bytes((folder / "wolf-1.png").read_bytes())  # no 1st
+    (folder / "notes.txt").write_text("the keeper's own file")
+    again = TraySetup(setup.path, applied)
+    table.attach_tray_setup(again)
+    state = keeper.get("/camera/faces.json").get_json()["faces"]
+    assert {f["face"]: f["pictures"] for f in state if f["pictures"]} == {"wolf": 1}
+    assert sorted(p.name for p in folder.iterdir()) == ["notes.txt", "wolf-1.png"]
+    assert "bock" in caplog.text and "goat_blue" in caplog.text
+    assert not setup.path.exists() and applied.profiles == []
