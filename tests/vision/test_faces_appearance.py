@@ -92,6 +92,30 @@ def test_a_die_whose_print_is_another_animals_is_not_read_surely(badge_models):
         assert old.classify(fooled).face == "wolf"
 
 
+def test_a_die_whose_print_leans_to_another_animal_is_not_read_surely(badge_models):
+    classifier = FaceClassifier(badge_models)
+    throw = render_throw(921, 10, kind="bock", size=SIZE, artwork="badge",
+                         faces=["wolf", "goat_blue"] * 5)
+    wolf, goat = (face_features(throw.image, d.center, d.size, d.angle)
+                  for d in throw.dice[:2])
+    assert classifier.classify(wolf).face == "wolf"
+    # A wolf's colours (a blue goat in a dim blue light) with looks from the wolf's
+    # towards the goat's: a look 0.3 or more nearer the goats' enrolled dice is flagged,
+    # one nearer the wolf's is read as the wolf.
+    leaning = surely_wolf = 0
+    for t in np.linspace(0.0, 1.0, 51):
+        look = (1.0 - t) * wolf.appearance + t * goat.appearance
+        margin = classifier.looks.animal_margin(look, "wolf")
+        verdict = classifier.classify(replace(wolf, appearance=look))
+        if margin < -0.3:
+            assert verdict.face != "wolf", f"look {margin:.2f} nearer the goats, read as wolf"
+            leaning += margin > -0.5
+        elif margin > 0.0:
+            surely_wolf += verdict.face == "wolf"
+    # Looks 0.3-0.5 nearer the goats, which the veto of 2026-12-02 (-0.5) let through.
+    assert leaning >= 2 and surely_wolf >= 5
+
+
 def test_a_die_whose_print_looks_like_no_enrolled_die_is_not_read_surely(badge_models):
     classifier = FaceClassifier(badge_models)
     own = render_throw(960, 6, kind="bock", size=SIZE, artwork="badge", faces=list(FACES))
