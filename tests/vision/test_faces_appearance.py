@@ -116,6 +116,33 @@ def test_a_die_whose_print_leans_to_another_animal_is_not_read_surely(badge_mode
     assert leaning >= 2 and surely_wolf >= 5
 
 
+def test_a_wolf_whose_look_leans_to_the_goats_is_not_read_surely(badge_models):
+    # Goats in dim light or glare take the wolf's colours, not the bock's: a die read as
+    # the wolf is flagged once its look lies 0.2 nearer the goats' (GOAT_AS_WOLF), a
+    # bock's only where any die's is (LOOK_VETO).
+    classifier = FaceClassifier(badge_models)
+    throw = render_throw(922, 10, kind="bock", size=SIZE, artwork="badge",
+                         faces=["wolf", "bock", "goat_red"] * 3 + ["wolf"])
+    wolf, bock, goat = (face_features(throw.image, d.center, d.size, d.angle)
+                        for d in throw.dice[:3])
+    band = {"wolf": 0, "bock": 0}
+    for name, own in (("wolf", wolf), ("bock", bock)):
+        assert classifier.classify(own).face == name
+        for t in np.linspace(0.0, 1.0, 101):
+            look = (1.0 - t) * own.appearance + t * goat.appearance
+            looked = classifier.looks.distances(look)
+            toward_goats = looked[name] - looked["goat"]
+            if not 0.2 < toward_goats < 0.3 or classifier.looks.animal_margin(look, name) < -0.3:
+                continue
+            band[name] += 1
+            verdict = classifier.classify(replace(own, appearance=look))
+            if name == "wolf":
+                assert verdict.face is None and verdict.best == "wolf"
+            else:
+                assert verdict.face == "bock"
+    assert band["wolf"] >= 2 and band["bock"] >= 2
+
+
 def test_a_die_whose_print_looks_like_no_enrolled_die_is_not_read_surely(badge_models):
     classifier = FaceClassifier(badge_models)
     own = render_throw(960, 6, kind="bock", size=SIZE, artwork="badge", faces=list(FACES))
