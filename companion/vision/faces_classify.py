@@ -3,8 +3,9 @@
 The nearest face model (``faces_models``) by normalised distance over the features
 (``faces_features``), with a tempered posterior as confidence. A die whose features are
 far from every model, or close to two, or unlike its face's drawing, or (in an enrolled
-set) whose look is like none of the enrolled dice (``LOOK_FAR``), is reported uncertain
-with no value instead of a guess.
+set) whose look is like none of the enrolled dice (``LOOK_FAR``) or leans to another
+animal's (``LOOK_VETO``; a wolf's to the goats', ``GOAT_AS_WOLF``), is reported
+uncertain with no value instead of a guess.
 
 The ratios cancel a colour cast only where the darker colour is a true colour too. A set
 whose goats are dark prints on their colour (the renderer's ``stencil`` artwork: lime and
@@ -134,6 +135,9 @@ CAST_CAP = 25.0
 # a die's look lay 0.3-0.5 nearer another animal for 9 of the 33 and for 5 right reads
 # (-0.2: 16 and 31).
 LOOK_VETO = -0.3
+LOOK_CONFIRM = 0.4
+LOOK_STRETCH = 1.6
+LOOK_STRETCH_AT = 0.5
 # A die read as the wolf whose look lies nearer the goats' enrolled dice than the
 # wolf's by ``GOAT_AS_WOLF`` is uncertain too. The wolf is where goats go wrong: dim
 # light or glare gives a goat's colour the wolf's, while its picture stays a goat's
@@ -144,9 +148,6 @@ LOOK_VETO = -0.3
 # goats nearer the wolf 0 and 5, wolves nearer the bock 1 and 7: only the first is
 # flagged. (0.15: 10 wrong, 9 right.)
 GOAT_AS_WOLF = 0.2
-LOOK_CONFIRM = 0.4
-LOOK_STRETCH = 1.6
-LOOK_STRETCH_AT = 0.5
 # A die whose look confirms its animal is confirmed by its colour when that is nearest
 # its face's among that animal's faces by ``KIN_MARGIN`` (the goats' colours under the
 # frame's light; the other animals are ruled out by the look). On tuning seed 4300 all
@@ -330,8 +331,8 @@ class FaceClassifier:
         With its ``tint`` and the frame's ``cast`` (``frame_cast``) its colours count
         as well, and two faces the ratios do not tell apart can be read. With its
         ``appearance`` and enrolled looks, the look of the whole print must not be
-        another animal's (``LOOK_VETO``), and confirms a die far from its ratios
-        (``LOOK_CONFIRM``).
+        another animal's (``LOOK_VETO``; a wolf's not the goats', ``GOAT_AS_WOLF``), and
+        confirms a die far from its ratios (``LOOK_CONFIRM``).
         """
         z = (x[None, :] - self._means) / self._spreads
         d2 = (z * z).sum(axis=1) + 2.0 * np.log(self._spreads).sum(axis=1)
