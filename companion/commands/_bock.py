@@ -166,7 +166,7 @@ def register(
     )
     render.add_argument(
         "--artwork",
-        choices=("classic", "stencil", "badge", "etched", "mosaic"),
+        choices=("classic", "stencil", "badge", "etched", "mosaic", "woodcut"),
         default="classic",
         help="Rock the Bock drawings: classic (the built-in set) or a set the models never saw",
     )

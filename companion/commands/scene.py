@@ -81,7 +81,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--hard", action="store_true", help="with --rendered: colour cast, dim, glare, blur"
     )
     scene.add_argument(
-        "--artwork", choices=("classic", "stencil", "badge", "etched", "mosaic"),
+        "--artwork", choices=("classic", "stencil", "badge", "etched", "mosaic", "woodcut"),
         default="classic",
         help="with --rendered bock: the built-in drawings or a set the models never saw",
     )

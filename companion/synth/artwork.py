@@ -3,8 +3,8 @@
 A set is an artwork (the drawings) in a palette (the colours). ``classic`` is the built-in
 set as ``companion.vision.faces_look`` draws it; the others are sets the project's models
 were never made from, for testing recognition of an unknown set honestly
-(``ARTWORKS``, ``artwork_palette``, ``draw_artwork``; ``mosaic`` is the one kept as
-the clean hold-out). ``shifted_palette`` recolours a
+(``ARTWORKS``, ``artwork_palette``, ``draw_artwork``; ``woodcut``, added last, is the
+one no rule was chosen with). ``shifted_palette`` recolours a
 set. ``companion.synth.render`` puts the faces on dice in a scene.
 """
 
@@ -284,8 +284,85 @@ def _draw_mosaic(img: np.ndarray, face: str, look: FaceLook) -> None:
         cv2.fillConvexPoly(img, shard, look.icon if i % 2 == 0 else shade, cv2.LINE_AA)
 
 
+# ``woodcut``: skulls in bone with thick ink outlines, as a woodcut prints them, on faces
+# with a wood grain and a light falling off from top to bottom. Its wolf is on charcoal,
+# its bock on off-white (bone on white, told by the outline), its goats on their colours;
+# the plastic is ivory, close to the bock's face. Added on 2026-12-07 after every rule of
+# the recogniser of that day was chosen, and measured once as the clean hold-out of
+# artwork: nothing was tuned on it.
+
+_WOODCUT_INK: BGR = (28, 30, 36)
+
+
+def _woodcut_skull(fill: np.ndarray, sockets: np.ndarray, animal: str) -> None:
+    """The skull of ``animal`` as a filled shape and its dark sockets (192 px canvas)."""
+    cv2.ellipse(fill, (96, 88), (30, 28), 0, 0, 360, 255, -1, cv2.LINE_AA)
+    if animal == "wolf":
+        snout = np.array([[72, 98], [120, 98], [106, 160], [86, 160]], np.int32)
+        cv2.fillConvexPoly(fill, snout, 255, cv2.LINE_AA)
+        for sign in (-1, 1):
+            ear = np.array([[96 + sign * 8, 66], [96 + sign * 36, 26], [96 + sign * 30, 76]],
+                           np.int32)
+            cv2.fillConvexPoly(fill, ear, 255, cv2.LINE_AA)
+        cv2.line(sockets, (96, 126), (96, 154), 255, 3, cv2.LINE_AA)
+    elif animal == "bock":
+        jaw = np.array([[74, 100], [118, 100], [110, 140], [82, 140]], np.int32)
+        cv2.fillConvexPoly(fill, jaw, 255, cv2.LINE_AA)
+        beard = np.array([[84, 136], [108, 136], [96, 174]], np.int32)
+        cv2.fillConvexPoly(fill, beard, 255, cv2.LINE_AA)
+        for sign in (-1, 1):
+            # A heavy horn curling out and down, then in again.
+            cv2.ellipse(fill, (96 + sign * 46, 76), (24, 26), 0, 0, 360, 255, 12, cv2.LINE_AA)
+            cv2.ellipse(fill, (96 + sign * 46, 84), (8, 8), 0, 0, 360, 255, -1, cv2.LINE_AA)
+    else:
+        jaw = np.array([[80, 100], [112, 100], [104, 150], [88, 150]], np.int32)
+        cv2.fillConvexPoly(fill, jaw, 255, cv2.LINE_AA)
+        beard = np.array([[90, 146], [102, 146], [96, 170]], np.int32)
+        cv2.fillConvexPoly(fill, beard, 255, cv2.LINE_AA)
+        for sign in (-1, 1):
+            # Long horns swept back: a thin curve rising from the brow.
+            t = np.linspace(0.0, 1.0, 12)
+            xs = 96 + sign * (16 + 10 * t + 20 * t * t)
+            ys = 66 - 44 * t + 6 * t * t
+            horn = np.stack([xs, ys], axis=1).astype(np.int32)
+            cv2.polylines(fill, [horn], False, 255, 9, cv2.LINE_AA)
+    for sign in (-1, 1):
+        cv2.ellipse(sockets, (96 + sign * 13, 90), (9, 11), 0, 0, 360, 255, -1, cv2.LINE_AA)
+    nose = np.array([[90, 108], [102, 108], [96, 120]], np.int32)
+    cv2.fillConvexPoly(sockets, nose, 255, cv2.LINE_AA)
+
+
+def _draw_woodcut(img: np.ndarray, face: str, look: FaceLook) -> None:
+    d = img.shape[0]
+    m = round(d * 0.07)
+    inside = np.zeros((d, d), np.uint8)
+    rounded_rect(inside, m, m, d - 1 - m, d - 1 - m, round(d * 0.05), 255)
+    # The face's colour falling off from 1.06 at the top to 0.88 at the bottom, with a
+    # wavy grain of a darker tone across it.
+    fall = np.linspace(1.06, 0.88, d, dtype=np.float32)[:, None, None]
+    face_img = np.clip(np.array(look.background, np.float32) * fall, 0, 255)
+    face_img = np.repeat(face_img, d, axis=1)
+    grain = np.zeros((d, d), np.uint8)
+    xs = np.arange(d)
+    for y in range(4, d, 9):
+        ys = y + 2.5 * np.sin(xs / 14.0 + y * 0.7)
+        pts = np.stack([xs, ys], axis=1).astype(np.int32)
+        cv2.polylines(grain, [pts], False, 255, 2, cv2.LINE_AA)
+    face_img[grain > 0] *= 0.86
+    img[inside > 0] = face_img.astype(np.uint8)[inside > 0]
+    cv2.rectangle(img, (m + 6, m + 6), (d - 1 - m - 6, d - 1 - m - 6), _WOODCUT_INK, 2,
+                  cv2.LINE_AA)
+    fill = np.zeros((d, d), np.uint8)
+    sockets = np.zeros((d, d), np.uint8)
+    _woodcut_skull(fill, sockets, face.split("_")[0])
+    outline = cv2.dilate(fill, np.ones((7, 7), np.uint8))
+    img[outline > 0] = _WOODCUT_INK
+    img[fill > 0] = look.icon
+    img[sockets > 0] = _WOODCUT_INK
+
+
 _ARTWORK_DRAW = {"stencil": _draw_stencil, "badge": _draw_badge, "etched": _draw_etched,
-                 "mosaic": _draw_mosaic}
+                 "mosaic": _draw_mosaic, "woodcut": _draw_woodcut}
 ARTWORKS: tuple[str, ...] = ("classic", *_ARTWORK_DRAW)
 
 _DARK_ICON: BGR = (22, 22, 26)
@@ -336,12 +413,25 @@ MOSAIC_PALETTE = Palette(
     ),
     body=(46, 84, 36),  # dark green plastic
 )
+_WOODCUT_BONE: BGR = (196, 214, 222)
+WOODCUT_PALETTE = Palette(
+    looks=(
+        FaceLook(background=(58, 62, 70), icon=_WOODCUT_BONE),  # wolf: charcoal
+        FaceLook(background=(222, 232, 236), icon=(178, 198, 208)),  # bock: off-white
+        FaceLook(background=(48, 56, 182), icon=_WOODCUT_BONE),  # goat_red
+        FaceLook(background=(168, 104, 46), icon=_WOODCUT_BONE),  # goat_blue
+        FaceLook(background=(72, 146, 66), icon=_WOODCUT_BONE),  # goat_green
+        FaceLook(background=(46, 186, 226), icon=_WOODCUT_BONE),  # goat_yellow
+    ),
+    body=(196, 212, 218),  # ivory plastic
+)
 _ARTWORK_PALETTES = {
     "classic": DEFAULT_PALETTE,
     "stencil": STENCIL_PALETTE,
     "badge": BADGE_PALETTE,
     "etched": ETCHED_PALETTE,
     "mosaic": MOSAIC_PALETTE,
+    "woodcut": WOODCUT_PALETTE,
 }
 
 
