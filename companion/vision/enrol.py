@@ -29,20 +29,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
-from companion.vision.faces import BockRecognizer
+from companion.vision.faces import BockRecognizer, FaceSample
 from companion.vision.faces_classify import FaceClassifier
-from companion.vision.faces_features import FEATURE_NAMES, align_patterns
+from companion.vision.faces_features import BRIGHT_SHARE, FEATURE_NAMES, align_patterns
 from companion.vision.faces_look import FACES
 from companion.vision.faces_models import (
     BUILTIN_SPREAD,
     MAX_LOOKS,
     FaceModel,
     FaceModelError,
+    as_read,
     nearest_face,
 )
 from companion.vision.tray import TrayProfile, update_profile_file
@@ -79,25 +80,48 @@ def enrol_face(
     if face not in FACES:
         raise FaceModelError(f"unknown face {face!r}; use one of {', '.join(FACES)}")
     recognizer = recognizer or BockRecognizer()
-    vectors: list[np.ndarray] = []
-    patterns: list[np.ndarray | None] = []
-    tints: list[np.ndarray] = []
-    looks: list[np.ndarray | None] = []
+    # Every die is measured both ways: with what is far brighter than most of its face
+    # left out as glare, and with every pixel kept as print (``faces_models.reads_bright``
+    # chooses, once the whole set is enrolled).
+    plain: list[FaceSample] = []
+    bright: list[FaceSample] = []
     n_frames = 0
     for frame in frames:
         n_frames += 1
-        samples, _ = recognizer.sample(frame)
-        vectors.extend(s.vector for s in samples)
-        patterns.extend(s.features.pattern for s in samples)
-        tints.extend(s.features.tint() for s in samples)
-        looks.extend(s.features.appearance for s in samples)
-    if len(vectors) < MIN_DICE:
+        samples, _ = recognizer.sample(frame, keep_bright=False)
+        again, _ = recognizer.sample(frame, keep_bright=True)
+        plain.extend(samples)
+        bright.extend(again)
+    if len(plain) < MIN_DICE:
         raise FaceModelError(
-            f"found only {len(vectors)} dice in {n_frames} frame(s) for {face}; turn at least"
+            f"found only {len(plain)} dice in {n_frames} frame(s) for {face}; turn at least"
             f" {MIN_DICE} dice to {face}, lay them apart in the tray and capture again",
-            key="enrol_too_few", found=len(vectors), frames=n_frames, least=MIN_DICE,
+            key="enrol_too_few", found=len(plain), frames=n_frames, least=MIN_DICE,
         )
-    data = np.array(vectors, np.float32)
+    model, keep = _learn(face, plain)
+    try:
+        kept: FaceModel | None = _learn(face, bright)[0]
+    except FaceModelError:  # too few dice measured that way: the set reads the plain way
+        kept = None
+    shows = np.array([s.features.bright >= BRIGHT_SHARE for s in plain])
+    model = replace(model, bright=float(shows[keep].mean()), kept=kept)
+    others = dict(FaceClassifier(current).models)
+    others[face] = model
+    nearest, separation = nearest_face(as_read(others), face)
+    return Enrolment(
+        model=model,
+        frames=n_frames,
+        dice=int(keep.sum()),
+        dropped=int(len(plain) - keep.sum()),
+        nearest=nearest,
+        separation=round(separation, 2),
+    )
+
+
+def _learn(face: str, samples: list[FaceSample]) -> tuple[FaceModel, np.ndarray]:
+    """The model of ``face`` from the dice ``samples``, and which of them it kept (a die
+    far from the rest is dropped)."""
+    data = np.array([s.vector for s in samples], np.float32)
     median = np.median(data, axis=0)
     mad = np.median(np.abs(data - median), axis=0) * 1.4826
     scale = np.maximum(mad, BUILTIN_SPREAD * 0.5)
@@ -110,26 +134,18 @@ def enrol_face(
             key="enrol_disagree",
         )
     spread = np.maximum(kept.std(axis=0), BUILTIN_SPREAD)
+    patterns = np.array([s.features.pattern for s in samples])
+    tints = np.array([s.features.tint() for s in samples], np.float32)
     model = FaceModel(
         face=face,
         mean=tuple(float(v) for v in kept.mean(axis=0)),
         spread=tuple(float(v) for v in spread),
         count=int(len(kept)),
-        pattern=tuple(float(v) for v in align_patterns(np.array(patterns)[keep])),
-        tint=tuple(float(v) for v in np.array(tints, np.float32)[keep].mean(axis=0)),
-        looks=_kept_looks(looks, keep),
+        pattern=tuple(float(v) for v in align_patterns(patterns[keep])),
+        tint=tuple(float(v) for v in tints[keep].mean(axis=0)),
+        looks=_kept_looks([s.features.appearance for s in samples], keep),
     )
-    others = dict(FaceClassifier(current).models)
-    others[face] = model
-    nearest, separation = nearest_face(others, face)
-    return Enrolment(
-        model=model,
-        frames=n_frames,
-        dice=int(len(kept)),
-        dropped=int(len(data) - len(kept)),
-        nearest=nearest,
-        separation=round(separation, 2),
-    )
+    return model, keep
 
 
 def _kept_looks(

@@ -38,7 +38,7 @@ from companion.vision.faces_classify import (
     FaceVerdict,
 )
 from companion.vision.faces_features import FaceFeatures, face_features
-from companion.vision.faces_models import FaceModel
+from companion.vision.faces_models import FaceModel, as_read, reads_bright
 from companion.vision.faces_topface import fit_top_face
 from companion.vision.rectify import CANON_DIE, TrayView, tray_view
 from companion.vision.spot import (
@@ -182,7 +182,12 @@ class BockRecognizer:
     ) -> None:
         self.profile = profile
         self.calibrated = profile  # as calibrated; ``profile`` follows knocks
-        self.classifier = FaceClassifier(models, min_confidence=min_confidence)
+        # A set whose faces mostly print a small bright part is read with bright pixels
+        # kept as print, by the models learnt that way (``faces_models.reads_bright``).
+        self.keep_bright = reads_bright(models or {})
+        self.classifier = FaceClassifier(
+            as_read(models) if models else None, min_confidence=min_confidence
+        )
         self.enrolled = tuple(sorted(models)) if models else ()
         self.spotter = choose_spotter(finder, spotter, BockSpotter, DEFAULT_MODEL)
         self.finder = "classic" if self.spotter is None else "spotter"
@@ -376,7 +381,7 @@ class BockRecognizer:
         (``DieSpotter.estimate_die_size``'s second opinion)."""
         out = []
         for r in regions:
-            feats = face_features(frame, r.center, r.size, r.angle, None)
+            feats = face_features(frame, r.center, r.size, r.angle, None, self.keep_bright)
             vector = feats.vector()
             out.append(
                 vector[0] <= -_MIN_CONTRAST
@@ -384,8 +389,12 @@ class BockRecognizer:
             )
         return out
 
-    def sample(self, frame: np.ndarray) -> tuple[list[FaceSample], dict[str, float]]:
+    def sample(
+        self, frame: np.ndarray, keep_bright: bool | None = None
+    ) -> tuple[list[FaceSample], dict[str, float]]:
         """Find the dice and measure their top faces; returns samples and stage timings.
+        ``keep_bright``: measure with bright pixels kept as print or not (default: as
+        this recogniser reads, ``keep_bright``).
 
         The samples' regions are in frame pixels. Enrolment samples this way, in the
         calibrated tray or the whole frame as it is, never in a tray found
@@ -394,7 +403,9 @@ class BockRecognizer:
         the hold-out's enrolment frames: 993 of 1,000 dice right enrolled whole, 936
         enrolled in the found tray, both read through it).
         """
-        samples, timings, _, view, _ = self._sample(frame, self.profile, look=False)
+        samples, timings, _, view, _ = self._sample(
+            frame, self.profile, look=False, keep_bright=keep_bright
+        )
         if view is not None:
             samples = [
                 replace(
@@ -410,6 +421,7 @@ class BockRecognizer:
         tray: TrayProfile | None,
         outline: Corners | None = None,
         look: bool = True,
+        keep_bright: bool | None = None,
     ) -> tuple[list[FaceSample], dict[str, float], np.ndarray, TrayView | None, bool]:
         """``sample`` in the image the dice are read in: the straightened ``tray``, if
         any (None: the whole frame); ``outline``, a found tray's outline before widening.
@@ -478,8 +490,9 @@ class BockRecognizer:
         gains = self._gains()
         samples = []
         spotted = self.spotter is not None
+        keep = self.keep_bright if keep_bright is None else keep_bright
         for region, (center, edge, angle) in zip(regions, tops, strict=True):
-            feats = face_features(frame, center, edge, angle, gains)
+            feats = face_features(frame, center, edge, angle, gains, keep)
             vector = feats.vector()
             if vector[0] > -_MIN_CONTRAST and not (spotted and region.confidence >= _SURE_SPOT):
                 continue
@@ -512,7 +525,7 @@ class BockRecognizer:
         spots.append(sample.found.center)
         best = (sample, verdict)
         for center in spots:
-            feats = face_features(frame, center, e, top.angle, gains)
+            feats = face_features(frame, center, e, top.angle, gains, self.keep_bright)
             vector = feats.vector()
             if vector[0] > -_MIN_CONTRAST:
                 continue

@@ -53,6 +53,9 @@ class FaceFeatures:
     pattern: np.ndarray | None = None
     # The whole print as a small cast-free picture (``faces_appearance.appearance``).
     appearance: np.ndarray | None = None
+    # The share of the disc brighter than the glare ceiling of ``_two_colours``: glare,
+    # or a bright part of the print smaller than a third of the disc (``BRIGHT_SHARE``).
+    bright: float = 0.0
 
     def vector(self) -> np.ndarray:
         """The feature vector in ``FEATURE_NAMES`` order."""
@@ -80,6 +83,10 @@ class FaceFeatures:
 
 
 TINT_SIZE = 3
+# A die whose disc shows more than this share brighter than the glare ceiling has a
+# bright part (``FaceFeatures.bright``): glare on some dice, a small bright print on
+# every die of a face (``faces_models.reads_bright``).
+BRIGHT_SHARE = 0.05
 
 def face_features(
     frame: np.ndarray,
@@ -87,15 +94,21 @@ def face_features(
     size: float,
     angle: float,
     gains: np.ndarray | None = None,
+    keep_bright: bool = False,
 ) -> FaceFeatures:
-    """Sample the middle of one top face and split it into its light and dark colour."""
+    """Sample the middle of one top face and split it into its light and dark colour.
+
+    ``keep_bright``: every pixel is print, however bright (for sets whose faces mostly
+    print a small bright part, see ``faces_models.reads_bright``); else what is far
+    brighter than most of the disc is glare and left out.
+    """
     pixels = _sample_disc(frame, center, size, angle)
     if gains is not None:
         pixels = pixels * gains
-    feats = _two_colours(pixels)
+    feats = _two_colours(pixels, keep_bright=keep_bright)
     rim = _glare_rim(pixels, feats.light)
     if rim is not None:
-        feats = _two_colours(pixels, rim)
+        feats = _two_colours(pixels, rim, keep_bright=keep_bright)
     # The lighter colour in the frame's own pixels: what glare is brighter than.
     light = np.asarray(feats.light, np.float32)
     if gains is not None:
@@ -204,17 +217,24 @@ _GLARE_MARGIN = 24.0
 _NEXT = np.ones((3, 3), np.uint8)
 
 
-def _two_colours(pixels: np.ndarray, hidden: np.ndarray | None = None) -> FaceFeatures:
+def _two_colours(
+    pixels: np.ndarray, hidden: np.ndarray | None = None, keep_bright: bool = False
+) -> FaceFeatures:
     """Split the disc's pixels into a light and a dark colour (two-means, glare removed);
-    ``hidden`` pixels (next to glare) count as glare."""
+    ``hidden`` pixels (next to glare) count as glare. ``keep_bright``: nothing is glare
+    for being bright (``face_features``)."""
     brightness = pixels.sum(axis=1)
     n = len(brightness)
     # Glare is lamp light added on top of the print: brighter than anything printed.
     # The 70th percentile lies inside the face's lighter colour unless glare covers
     # over a third of the disc; pixels well above it are left out of both colours.
+    # A print whose bright part is smaller (a bone skull on a coloured face, outlined
+    # in black) is taken for glare that way: ``keep_bright`` keeps it.
     k = int(0.7 * (n - 1))
     ceiling = float(np.partition(brightness, k)[k]) * 1.25 + 24.0
-    usable = brightness <= ceiling
+    above = brightness > ceiling
+    bright_share = float(above.mean())
+    usable = np.ones(n, bool) if keep_bright else ~above
     if hidden is not None:
         usable &= ~hidden
     if np.count_nonzero(usable) < n // 2:
@@ -251,6 +271,7 @@ def _two_colours(pixels: np.ndarray, hidden: np.ndarray | None = None) -> FaceFe
         light_centre=_share(light_all, usable, _CENTRE),
         light_ring=_share(light_all, usable, _RING),
         pattern=pattern,
+        bright=bright_share,
     )
 
 

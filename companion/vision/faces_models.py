@@ -37,6 +37,17 @@ MAX_LOOKS = 24  # appearances kept per enrolled face (3 frames of 6-8 dice)
 # Appearances are stored in steps of this (their spread is 1): a profile keeps a face's
 # looks in ~9 KB of JSON, and the rounding is far below what tells two animals apart.
 LOOK_STEP = 1.0 / 32.0
+# Sets whose faces mostly print a small bright part (a bone skull outlined in black on a
+# coloured face) are read with every bright pixel taken as print (``reads_bright``): the
+# glare rule of ``faces_features`` took the skull for glare on most of their dice and
+# measured the background against the outline instead, on some dice and not on others.
+# A face counts as such when ``BRIGHT_DICE`` of its enrolled dice show more than
+# ``faces_features.BRIGHT_SHARE`` of their disc that bright; a set when ``BRIGHT_FACES``
+# of its six faces do. Chosen on the woodcut artwork (tray-filling frames 9033 and 9034
+# and their enrolments, which found the gap) and the enrolments of the stencil, badge,
+# etched, mosaic and recoloured sets (none of which counts; see models/bockspot.json).
+BRIGHT_DICE = 0.6
+BRIGHT_FACES = 4
 
 
 class FaceModelError(VisionError):
@@ -60,6 +71,11 @@ class FaceModel:
     # Appearances of the dice it was enrolled from (``faces_appearance``), at most
     # ``MAX_LOOKS``; None for built-in models and models enrolled before they were kept.
     looks: tuple[tuple[float, ...], ...] | None = None
+    # The share of its enrolled dice whose disc showed a bright part (``reads_bright``),
+    # and the face learnt with bright pixels kept as print; None for built-in models and
+    # models enrolled before these were kept (their set is read with the glare rule).
+    bright: float | None = None
+    kept: FaceModel | None = None
 
     def to_dict(self) -> dict:
         """A JSON-ready dict (see ``from_dict``)."""
@@ -74,6 +90,10 @@ class FaceModel:
             out["tint"] = [round(v, 4) for v in self.tint]
         if self.looks is not None:
             out["looks"] = [_pack_look(look) for look in self.looks]
+        if self.bright is not None:
+            out["bright"] = round(self.bright, 3)
+        if self.kept is not None:
+            out["kept"] = self.kept.to_dict()
         return out
 
     @classmethod
@@ -119,6 +139,22 @@ class FaceModel:
         looks = data.get("looks")
         if looks is not None:
             looks = _parse_looks(face, looks)
+        bright = data.get("bright")
+        if bright is not None:
+            if not isinstance(bright, (int, float)) or not 0.0 <= float(bright) <= 1.0:
+                raise FaceModelError(
+                    f"face {face!r} in profile has a bright share that is not a number from"
+                    " 0 to 1; enrol it again"
+                )
+            bright = float(bright)
+        kept = data.get("kept")
+        if kept is not None:
+            if not isinstance(kept, Mapping) or "kept" in kept:
+                raise FaceModelError(
+                    f"face {face!r} in profile has a kept model that is not one face model;"
+                    " enrol it again"
+                )
+            kept = cls.from_dict(face, kept)
         return cls(
             face=face,
             mean=mean,
@@ -127,6 +163,8 @@ class FaceModel:
             pattern=pattern,
             tint=tint,
             looks=looks,
+            bright=bright,
+            kept=kept,
         )
 
 
@@ -206,6 +244,23 @@ def _builtin_models(palette: Palette) -> tuple[FaceModel, ...]:
 def builtin_models(palette: Palette = DEFAULT_PALETTE) -> dict[str, FaceModel]:
     """Face models from the renderer's picture of ``palette`` (the out-of-the-box set)."""
     return {m.face: m for m in _builtin_models(palette)}
+
+def reads_bright(models: Mapping[str, FaceModel]) -> bool:
+    """Whether a set enrolled as ``models`` is read with bright pixels kept as print:
+    every face enrolled with its kept model, ``BRIGHT_FACES`` of them bright."""
+    if any(
+        f not in models or models[f].kept is None or models[f].bright is None for f in FACES
+    ):
+        return False
+    return sum(float(models[f].bright or 0.0) >= BRIGHT_DICE for f in FACES) >= BRIGHT_FACES
+
+
+def as_read(models: Mapping[str, FaceModel]) -> dict[str, FaceModel]:
+    """``models`` as the set is read: the kept models where ``reads_bright``."""
+    if not reads_bright(models):
+        return dict(models)
+    return {f: m.kept for f, m in models.items() if m.kept is not None}
+
 
 def separation(a: FaceModel, b: FaceModel) -> float:
     """How far two face models lie apart: the distance of their means in units of the

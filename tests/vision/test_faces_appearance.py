@@ -49,8 +49,9 @@ def test_enrolled_faces_keep_their_dice_looks_in_the_profile(badge_models, tmp_p
     save_models(path, badge_models)
     again = load_models(path)
     assert np.allclose(again["bock"].looks, badge_models["bock"].looks, atol=0.016, equal_nan=True)
-    # Stored compactly: a face's looks take a few kilobytes, not a number per line.
-    assert path.stat().st_size < 80_000
+    # Stored compactly: a face's looks take a few kilobytes, not a number per line (each
+    # face keeps them twice: measured with and without bright pixels kept as print).
+    assert path.stat().st_size < 160_000
     assert FaceClassifier(again).looks is not None
     # Built-in models and models enrolled before looks were kept: the check is off.
     assert FaceClassifier().looks is None
