@@ -14,6 +14,7 @@ from pathlib import Path
 
 from companion import evaluation
 from companion.evaluation import EvalDataError
+from companion.synth.artwork import ARTWORKS
 
 
 def read_bock_labels(path: Path, width: int, height: int) -> list[evaluation.LabelledDie]:
@@ -166,7 +167,7 @@ def register(
     )
     render.add_argument(
         "--artwork",
-        choices=("classic", "stencil", "badge", "etched", "mosaic", "woodcut"),
+        choices=ARTWORKS,
         default="classic",
         help="Rock the Bock drawings: classic (the built-in set) or a set the models never saw",
     )

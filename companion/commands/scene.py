@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from companion.evaluation import PHOTO_SPLITS, EvalDataError, photo_split
+from companion.synth.artwork import ARTWORKS
 
 
 def _scene(args: argparse.Namespace) -> int:
@@ -81,7 +82,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--hard", action="store_true", help="with --rendered: colour cast, dim, glare, blur"
     )
     scene.add_argument(
-        "--artwork", choices=("classic", "stencil", "badge", "etched", "mosaic", "woodcut"),
+        "--artwork", choices=ARTWORKS,
         default="classic",
         help="with --rendered bock: the built-in drawings or a set the models never saw",
     )

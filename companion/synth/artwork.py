@@ -3,7 +3,7 @@
 A set is an artwork (the drawings) in a palette (the colours). ``classic`` is the built-in
 set as ``companion.vision.faces_look`` draws it; the others are sets the project's models
 were never made from, for testing recognition of an unknown set honestly
-(``ARTWORKS``, ``artwork_palette``, ``draw_artwork``; ``woodcut``, added last, is the
+(``ARTWORKS``, ``artwork_palette``, ``draw_artwork``; ``sticker``, added last, is the
 one no rule was chosen with). ``shifted_palette`` recolours a
 set. ``companion.synth.render`` puts the faces on dice in a scene.
 """
@@ -361,8 +361,72 @@ def _draw_woodcut(img: np.ndarray, face: str, look: FaceLook) -> None:
     img[sockets > 0] = _WOODCUT_INK
 
 
+# ``sticker``: a small shaded skull (light at the top left, greyer at the bottom right)
+# with black sockets and teeth, horns and ears in horn colour, inside a thin white line
+# on a flat face. Its wolf is on navy, its bock a black skull on white, its goats white
+# skulls on orange-red, cobalt, teal and lemon; the plastic is black. Added on
+# 2026-12-07 after the bright-print rule (``faces_models.reads_bright``) was chosen on
+# the woodcut set, and measured once as the clean hold-out of artwork.
+
+_STICKER_HORN: BGR = (120, 170, 200)
+_STICKER_INK: BGR = (20, 20, 24)
+
+
+def _sticker_skull(skull: np.ndarray, horns: np.ndarray, holes: np.ndarray,
+                   animal: str) -> None:
+    """The skull of ``animal`` (192 px canvas): its bone, its horns or ears, its holes."""
+    cv2.circle(skull, (96, 92), 24, 255, -1, cv2.LINE_AA)
+    jaw = np.array([[80, 104], [112, 104], [106, 130], [86, 130]], np.int32)
+    if animal == "wolf":
+        jaw = np.array([[78, 100], [114, 100], [104, 146], [88, 146]], np.int32)
+        for sign in (-1, 1):
+            ear = np.array([[96 + sign * 8, 74], [96 + sign * 30, 44], [96 + sign * 26, 84]],
+                           np.int32)
+            cv2.fillConvexPoly(horns, ear, 255, cv2.LINE_AA)
+    elif animal == "bock":
+        for sign in (-1, 1):
+            cv2.ellipse(horns, (96 + sign * 36, 82), (18, 20), 0, 0, 360, 255, 9, cv2.LINE_AA)
+    else:
+        for sign in (-1, 1):
+            horn = np.array([[96 + sign * 6, 72], [96 + sign * 14, 70], [96 + sign * 30, 40],
+                             [96 + sign * 24, 38]], np.int32)
+            cv2.fillConvexPoly(horns, horn, 255, cv2.LINE_AA)
+    cv2.fillConvexPoly(skull, jaw, 255, cv2.LINE_AA)
+    for sign in (-1, 1):
+        cv2.circle(holes, (96 + sign * 10, 90), 7, 255, -1, cv2.LINE_AA)
+    cv2.fillConvexPoly(holes, np.array([[92, 102], [100, 102], [96, 110]], np.int32), 255,
+                       cv2.LINE_AA)
+    for x in range(88, 106, 5):
+        cv2.line(holes, (x, 116), (x, 124), 255, 2, cv2.LINE_AA)
+
+
+def _draw_sticker(img: np.ndarray, face: str, look: FaceLook) -> None:
+    d = img.shape[0]
+    m = round(d * 0.07)
+    rounded_rect(img, m, m, d - 1 - m, d - 1 - m, round(d * 0.07), look.background)
+    inset = round(d * 0.12)
+    line = np.zeros((d, d), np.uint8)
+    rounded_rect(line, inset, inset, d - 1 - inset, d - 1 - inset, round(d * 0.05), 255)
+    inner = np.zeros((d, d), np.uint8)
+    rounded_rect(inner, inset + 3, inset + 3, d - 4 - inset, d - 4 - inset, round(d * 0.04), 255)
+    img[(line > 0) & (inner == 0)] = (235, 235, 235)
+    skull = np.zeros((d, d), np.uint8)
+    horns = np.zeros((d, d), np.uint8)
+    holes = np.zeros((d, d), np.uint8)
+    _sticker_skull(skull, horns, holes, face.split("_")[0])
+    img[horns > 0] = _STICKER_HORN
+    # Shading: the skull's colour at the top left, 0.7 of it at the bottom right.
+    ys, xs = np.mgrid[0:d, 0:d].astype(np.float32)
+    shade = 1.0 - 0.3 * np.clip(((xs - 72) + (ys - 68)) / 96.0, 0.0, 1.0)
+    shaded = np.array(look.icon, np.float32)[None, None, :] * shade[:, :, None]
+    img[skull > 0] = shaded.astype(np.uint8)[skull > 0]
+    img[(holes > 0) & (skull > 0)] = (
+        (235, 235, 235) if sum(look.icon) < 300 else _STICKER_INK
+    )
+
+
 _ARTWORK_DRAW = {"stencil": _draw_stencil, "badge": _draw_badge, "etched": _draw_etched,
-                 "mosaic": _draw_mosaic, "woodcut": _draw_woodcut}
+                 "mosaic": _draw_mosaic, "woodcut": _draw_woodcut, "sticker": _draw_sticker}
 ARTWORKS: tuple[str, ...] = ("classic", *_ARTWORK_DRAW)
 
 _DARK_ICON: BGR = (22, 22, 26)
@@ -425,6 +489,18 @@ WOODCUT_PALETTE = Palette(
     ),
     body=(196, 212, 218),  # ivory plastic
 )
+_STICKER_BONE: BGR = (235, 235, 235)
+STICKER_PALETTE = Palette(
+    looks=(
+        FaceLook(background=(90, 40, 20), icon=_STICKER_BONE),  # wolf: navy
+        FaceLook(background=(240, 240, 240), icon=(40, 40, 40)),  # bock: black on white
+        FaceLook(background=(30, 80, 230), icon=_STICKER_BONE),  # goat_red: orange-red
+        FaceLook(background=(190, 90, 20), icon=_STICKER_BONE),  # goat_blue: cobalt
+        FaceLook(background=(140, 150, 20), icon=_STICKER_BONE),  # goat_green: teal
+        FaceLook(background=(60, 220, 240), icon=_STICKER_BONE),  # goat_yellow: lemon
+    ),
+    body=(35, 35, 35),  # black plastic
+)
 _ARTWORK_PALETTES = {
     "classic": DEFAULT_PALETTE,
     "stencil": STENCIL_PALETTE,
@@ -432,6 +508,7 @@ _ARTWORK_PALETTES = {
     "etched": ETCHED_PALETTE,
     "mosaic": MOSAIC_PALETTE,
     "woodcut": WOODCUT_PALETTE,
+    "sticker": STICKER_PALETTE,
 }
 
 
