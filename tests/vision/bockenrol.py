@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from companion.synth.render import render_throw
+import numpy as np
+
+from companion.synth.render import RenderedThrow, render_throw
 from companion.vision.enrol import enrol_face
 from companion.vision.faces import BockRecognizer
 from companion.vision.faces_look import FACES
@@ -31,8 +33,6 @@ def enrolled_at_the_table(
     three frames of six dice per face (seeds as ``enrolled_models``), rendered throws
     composed into the camera set-up ``setup`` (``companion.synth.scene.SETUPS``) and
     measured through ``recognizer``'s calibrated tray."""
-    import numpy as np
-
     from companion.synth.scene import SETUPS, compose, tray_floor
 
     rng = np.random.default_rng(seed)
@@ -46,3 +46,17 @@ def enrolled_at_the_table(
         ]
         models[face] = enrol_face(face, frames, recognizer, models).model
     return models
+
+
+def read_surely(recognizer: BockRecognizer, throws: list[RenderedThrow]) -> tuple[int, int]:
+    """How many of the ``throws``' dice ``recognizer`` reads right surely, and how many
+    surely wrong (a flagged die proposes a face too, and counts as neither)."""
+    right = sure_wrong = 0
+    for throw in throws:
+        reading = recognizer.read(throw.image)
+        for truth in throw.dice:
+            die = min(reading.dice, key=lambda d: np.hypot(*np.subtract(d.region.center,
+                                                                        truth.center)))
+            right += not die.uncertain and die.value == truth.value
+            sure_wrong += not die.uncertain and die.value != truth.value
+    return right, sure_wrong

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from bockenrol import enrolled_models
+from bockenrol import enrolled_models, read_surely
 
 from companion.synth.render import render_throw
 from companion.vision.enrol import load_recognizer, save_models
@@ -24,16 +24,10 @@ def woodcut_models():
 
 
 def _score(recognizer, seed, count):
-    right = sure_wrong = 0
-    for i in range(count):
-        throw = render_throw(seed + i, 10, kind="bock", size=SIZE, artwork="woodcut")
-        reading = recognizer.read(throw.image)
-        for truth in throw.dice:
-            die = min(reading.dice, key=lambda d: np.hypot(*np.subtract(d.region.center,
-                                                                        truth.center)))
-            right += not die.uncertain and die.value == truth.value
-            sure_wrong += not die.uncertain and die.value != truth.value
-    return right, sure_wrong
+    return read_surely(recognizer, [
+        render_throw(seed + i, 10, kind="bock", size=SIZE, artwork="woodcut")
+        for i in range(count)
+    ])
 
 
 def test_a_set_of_small_bright_skulls_is_read_with_them_kept_as_print(woodcut_models):

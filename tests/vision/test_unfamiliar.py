@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from bockenrol import enrolled_at_the_table, enrolled_models
+from bockenrol import enrolled_at_the_table, enrolled_models, read_surely
 
 from companion.synth.render import render_throw
 from companion.vision.combine import combine_readings
@@ -74,15 +74,7 @@ def test_an_enrolled_set_of_unknown_artwork_is_read(badge_models):
     # few faces to read the set with bright pixels kept as print (``reads_bright``).
     assert sum(badge_models[f].bright >= BRIGHT_DICE for f in FACES) == 2
     assert not recognizer.keep_bright
-    right = sure_wrong = 0
-    for throw in _throws("badge", 630, count=4):
-        reading = recognizer.read(throw.image)
-        for truth in throw.dice:
-            die = min(reading.dice, key=lambda d: np.hypot(*np.subtract(d.region.center,
-                                                                        truth.center)))
-            # Read right surely (a flagged die proposes a face too, and is counted flagged).
-            right += not die.uncertain and die.value == truth.value
-            sure_wrong += not die.uncertain and die.value != truth.value
+    right, sure_wrong = read_surely(recognizer, _throws("badge", 630, count=4))
     assert not recognizer.unfamiliar
     # 39 of 40 on OpenCV 5, 38 on OpenCV 4.6: wolves under a large reflection lie just
     # beyond max_distance (2.7) once the glare and its rim are left out, and are flagged.
