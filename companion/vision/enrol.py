@@ -18,7 +18,10 @@ Storage: the models live in the calibration profile (the tray profile's JSON fil
 ``FaceFeatures.tint``), which the recogniser compares under each frame's light, and the
 looks of the dice it was learnt from (``looks``: each die's whole print as a small
 cast-free picture, ``faces_appearance``), which tell the animals apart where glare or a
-dim cast fool the colours. Models enrolled before tints or looks were kept still load;
+dim cast fool the colours. Every face is also learnt with bright pixels kept as print
+(``kept``) with the share of its dice that showed a bright part (``bright``); a set most
+of whose faces print a small bright skull is read by those (``faces_models.reads_bright``).
+Models enrolled before tints or looks were kept still load;
 a face pair they cannot tell apart by the ratios then stays flagged, and without looks
 the look is not checked (enrol again). ``save_models`` rewrites only that key and keeps
 everything else in the file; a file that does not exist yet is created with just the

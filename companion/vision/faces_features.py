@@ -83,7 +83,7 @@ class FaceFeatures:
 
 
 TINT_SIZE = 3
-# A die whose disc shows more than this share brighter than the glare ceiling has a
+# A die whose disc shows this share or more brighter than the glare ceiling has a
 # bright part (``FaceFeatures.bright``): glare on some dice, a small bright print on
 # every die of a face (``faces_models.reads_bright``).
 BRIGHT_SHARE = 0.05

@@ -41,7 +41,7 @@ LOOK_STEP = 1.0 / 32.0
 # coloured face) are read with every bright pixel taken as print (``reads_bright``): the
 # glare rule of ``faces_features`` took the skull for glare on most of their dice and
 # measured the background against the outline instead, on some dice and not on others.
-# A face counts as such when ``BRIGHT_DICE`` of its enrolled dice show more than
+# A face counts as such when ``BRIGHT_DICE`` of its enrolled dice show at least
 # ``faces_features.BRIGHT_SHARE`` of their disc that bright; a set when ``BRIGHT_FACES``
 # of its six faces do. Chosen on the woodcut artwork (tray-filling frames 9033 and 9034
 # and their enrolments, which found the gap) and the enrolments of the stencil, badge,
