@@ -197,9 +197,13 @@ def test_other_artwork_draws_other_faces_in_its_own_colours():
     classic = {face: face_texture(face).astype(np.float32) for face in FACES}
     for artwork in ARTWORKS[1:]:
         palette = artwork_palette(artwork)
+        apart = []
         for face in FACES:
             tex = artwork_texture(face, artwork).astype(np.float32)
-            assert np.abs(tex - classic[face]).mean() > 25, (artwork, face)
+            apart.append(float(np.abs(tex - classic[face]).mean()))
+            # A face may keep the classic scheme (the woodcut wolf: a bone skull on
+            # charcoal, 24.6 apart) when its drawing differs (below); the set may not.
+            assert apart[-1] > 20, (artwork, face)
             # Other drawings, not only other colours: where the face is light and where
             # dark differs from the classic face in a good part of it (either way round).
             shape = _light_dark(tex)
@@ -209,6 +213,7 @@ def test_other_artwork_draws_other_faces_in_its_own_colours():
             middle = tex[30:66, 30:66].reshape(-1, 3)
             icon = np.abs(middle - np.array(palette.look(face).icon)).max(axis=1) < 40
             assert 0.05 < icon.mean() < 0.8, (artwork, face)
+        assert np.mean(apart) > 30, artwork
 
 
 def test_artwork_option_keeps_the_classic_frames_and_checks_names(tmp_path):
